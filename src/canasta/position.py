@@ -1,0 +1,202 @@
+"""Positions: any mid-hand state as versioned JSON, loaded with consistency checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import (
+    COPIES,
+    DECK_SIZE,
+    F_BLACK3,
+    F_RED3,
+    FACE,
+    FACE_TOKEN,
+    IS_WILD,
+    MELD_FACES,
+    card_str,
+    parse_card,
+    parse_rank,
+)
+from .errors import CanastaError, FormatError
+from .rules import Settings
+from .state import State, TableMeld
+
+POSITION_FORMAT = "canasta-position"
+POSITION_VERSION = 1
+PHASES = ("draw", "play", "ask", "over")
+
+
+def position_to_json(state: State) -> dict[str, Any]:
+    """The position of ``state`` (stock listed top card first; pile bottom to top)."""
+    return {
+        "format": POSITION_FORMAT,
+        "version": POSITION_VERSION,
+        "settings": state.settings.to_json(),
+        "hand_number": state.hand_number,
+        "dealer": state.dealer,
+        "scores": list(state.scores),
+        "turn": state.turn,
+        "phase": state.phase,
+        "hands": [[card_str(c) for c in h] for h in state.hands],
+        "stock": [card_str(c) for c in reversed(state.stock)],
+        "pile": [card_str(c) for c in state.pile],
+        "sides": list(state.side_of),
+        "melds": [
+            {FACE_TOKEN[m.rank]: [card_str(c) for c in m.cards] for m in ms if m is not None} for ms in state.melds
+        ],
+        "red_threes": [[card_str(c) for c in r] for r in state.red3],
+        "melded": list(state.melded),
+        "turn_state": {
+            "drew": state.drew,
+            "melded": state.turn_melded,
+            "melded_before_turn": state.turn_start_melded,
+            "new_melds": [FACE_TOKEN[r] for r in range(13) if (state.turn_new >> r) & 1],
+            "added_to_existing": state.turn_added,
+            "ask": state.ask,
+            "asker": state.asker,
+        },
+        "known": [[card_str(c) for c in k] for k in state.known],
+        "merged": state.merged,
+    }
+
+
+def _bad(message: str) -> FormatError:
+    return FormatError("bad_position", message)
+
+
+def _cards(value: Any, what: str) -> list[int]:
+    if not isinstance(value, list):
+        raise _bad(f"{what} must be a list of cards")
+    return [parse_card(c) for c in value]
+
+
+def _seat_list(data: dict[str, Any], key: str, n: int, default: Any = None) -> list[Any]:
+    value = data.get(key, default)
+    if not isinstance(value, list) or len(value) != n:
+        raise _bad(f"'{key}' must be a list with one entry per seat ({n})")
+    return value
+
+
+def state_from_position(data: Any) -> State:
+    """Load a position; :class:`FormatError` if malformed or inconsistent."""
+    if not isinstance(data, dict) or data.get("format") != POSITION_FORMAT:
+        raise _bad(f"not a canasta position (expected format '{POSITION_FORMAT}')")
+    if data.get("version") != POSITION_VERSION:
+        raise FormatError("bad_position_version", f"unsupported position version {data.get('version')!r}")
+    try:
+        settings = Settings.from_json(data.get("settings", {}))
+    except CanastaError as e:
+        raise _bad(f"settings: {e.message}") from e
+    n = settings.players
+    teams = settings.team_count
+    scores = data.get("scores", [0] * teams)
+    if not isinstance(scores, list) or len(scores) != teams or not all(type(s) is int for s in scores):
+        raise _bad(f"'scores' must list {teams} whole numbers")
+    dealer = data.get("dealer", 0)
+    hand_number = data.get("hand_number", 1)
+    if type(dealer) is not int or not 0 <= dealer < n:
+        raise _bad("'dealer' must be a seat")
+    if type(hand_number) is not int or hand_number < 1:
+        raise _bad("'hand_number' must be a positive number")
+    st = State.empty(settings, hand_number=hand_number, dealer=dealer, scores=tuple(scores))
+    turn = data.get("turn", (dealer + 1) % n)
+    if type(turn) is not int or not 0 <= turn < n:
+        raise _bad("'turn' must be a seat")
+    phase = data.get("phase", "draw")
+    if phase not in PHASES:
+        raise _bad(f"'phase' must be one of {', '.join(PHASES)}")
+    st.turn, st.phase = turn, phase
+    st.hands = [_cards(h, f"hand of seat {i}") for i, h in enumerate(_seat_list(data, "hands", n))]
+    for seat, hand in enumerate(st.hands):
+        for c in hand:
+            if FACE[c] == F_RED3:
+                raise _bad(f"seat {seat} holds a red three: red threes are always exposed (R9)")
+            st.fc[seat][FACE[c]] += 1
+    st.stock = list(reversed(_cards(data.get("stock", []), "stock")))
+    for c in _cards(data.get("pile", []), "pile"):
+        st._push_pile(c)
+    sides = _seat_list(data, "sides", n, list(st.team_of))
+    if not all(type(s) is int and 0 <= s < teams for s in sides):
+        raise _bad("'sides' must give each seat a side number")
+    st.side_of = list(sides)
+    melds = data.get("melds", [{} for _ in range(teams)])
+    if not isinstance(melds, list) or len(melds) != teams:
+        raise _bad(f"'melds' must be a list of {teams} objects (one per side)")
+    for side, ms in enumerate(melds):
+        if not isinstance(ms, dict):
+            raise _bad("each side's melds must be an object rank -> cards")
+        if ms and side not in st.side_of:
+            raise _bad(f"side {side} has melds but no seat")
+        for token, cards in ms.items():
+            r = parse_rank(token)
+            if r not in MELD_FACES:
+                raise _bad("black-three melds only exist at the end of a hand")
+            codes = _cards(cards, f"meld {token}")
+            nat = sum(1 for c in codes if FACE[c] == r)
+            wild = sum(1 for c in codes if IS_WILD[c])
+            if nat + wild != len(codes):
+                raise _bad(f"meld {token} holds a card of another rank")
+            if len(codes) < 3 or nat < 2 and not st.settings.players == 3:
+                raise _bad(f"meld {token} is not a legal meld")
+            st.melds[side][r] = TableMeld(r, tuple(codes), nat, wild)
+        st.nmelds[side] = sum(1 for m in st.melds[side] if m is not None)
+        st.canastas[side] = sum(1 for m in st.melds[side] if m is not None and len(m.cards) >= 7)
+    st.red3 = [_cards(r, "red threes") for r in _seat_list(data, "red_threes", n, [[] for _ in range(n)])]
+    for r in st.red3:
+        if any(FACE[c] != F_RED3 for c in r):
+            raise _bad("'red_threes' may hold only red threes")
+    melded = _seat_list(data, "melded", n, [st.nmelds[st.side_of[s]] > 0 for s in range(n)])
+    st.melded = [bool(m) for m in melded]
+    ts = data.get("turn_state", {})
+    if not isinstance(ts, dict):
+        raise _bad("'turn_state' must be an object")
+    st.drew = ts.get("drew")
+    if st.drew not in (None, "stock", "pile"):
+        raise _bad("turn_state.drew must be null, 'stock' or 'pile'")
+    if (phase in ("play", "ask")) != (st.drew is not None):
+        raise _bad("turn_state.drew must be set exactly in the play and ask phases")
+    st.turn_melded = bool(ts.get("melded", False))
+    st.turn_start_melded = bool(ts.get("melded_before_turn", st.melded[turn]))
+    st.turn_new = 0
+    for token in ts.get("new_melds", []):
+        st.turn_new |= 1 << parse_rank(token)
+    st.turn_added = bool(ts.get("added_to_existing", False))
+    st.ask = ts.get("ask")
+    st.asker = ts.get("asker")
+    if st.ask not in (None, "pending", "yes", "no"):
+        raise _bad("turn_state.ask must be null, 'pending', 'yes' or 'no'")
+    if (phase == "ask") != (st.ask == "pending"):
+        raise _bad("the ask phase and a pending question go together")
+    if st.ask is not None and (not settings.ask_partner or type(st.asker) is not int):
+        raise _bad("a question needs ask_partner and an asker seat")
+    st.known = [_cards(k, "known cards") for k in _seat_list(data, "known", n, [[] for _ in range(n)])]
+    for seat, k in enumerate(st.known):
+        for c in set(k):
+            if k.count(c) > st.hands[seat].count(c):
+                raise _bad(f"seat {seat}: known card {card_str(c)} is not in that hand")
+    st.merged = bool(data.get("merged", len(set(st.side_of)) < teams and n == 3))
+    # Every card accounted for exactly as in the pack.
+    counts = [0] * len(COPIES)
+    for group in (
+        *st.hands,
+        st.stock,
+        st.pile,
+        *[m.cards for ms in st.melds for m in ms if m is not None],
+        *st.red3,
+    ):
+        for c in group:
+            counts[c] += 1
+    total = sum(counts)
+    if total != DECK_SIZE:
+        raise _bad(f"the position holds {total} cards; a pack has {DECK_SIZE}")
+    for c, k in enumerate(counts):
+        if k != COPIES[c]:
+            raise _bad(f"the position holds {k} × {card_str(c)}; a pack has {COPIES[c]}")
+    if any(FACE[c] == F_RED3 for c in st.pile[st.pile_red3 :]) and st.pile_red3:
+        raise _bad("a red three can only lie at the bottom of the pile (turned up at the start)")
+    if phase == "over":
+        raise _bad("a finished hand is not a position: load the record instead")
+    if phase == "draw" and not st.stock and st.plan_pile_pickup() is None:
+        raise _bad("the stock is empty and the pile cannot be taken: this hand is already over")
+    _ = F_BLACK3
+    return st

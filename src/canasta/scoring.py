@@ -1,0 +1,113 @@
+"""End-of-hand scoring (R13, R9.3, R14) with a full breakdown per side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .cards import VALUE
+
+if TYPE_CHECKING:
+    from .state import State
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideScore:
+    """One side's hand score and where it came from."""
+
+    side: int
+    seats: tuple[int, ...]
+    melds: int
+    natural_canastas: int
+    mixed_canastas: int
+    canasta_bonus: int
+    red_threes: int
+    red_three_bonus: int
+    going_out: int
+    hand_penalty: int
+    total: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "side": self.side,
+            "seats": list(self.seats),
+            "melds": self.melds,
+            "natural_canastas": self.natural_canastas,
+            "mixed_canastas": self.mixed_canastas,
+            "canasta_bonus": self.canasta_bonus,
+            "red_threes": self.red_threes,
+            "red_three_bonus": self.red_three_bonus,
+            "going_out": self.going_out,
+            "hand_penalty": self.hand_penalty,
+            "total": self.total,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandResult:
+    """How a hand ended and what each side and team scored."""
+
+    reason: str
+    went_out: int | None
+    concealed: bool
+    sides: tuple[SideScore, ...]
+    team_deltas: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "went_out": self.went_out,
+            "concealed": self.concealed,
+            "sides": [s.to_json() for s in self.sides],
+            "team_deltas": list(self.team_deltas),
+        }
+
+
+def red_three_bonus(count: int, opened: bool) -> int:
+    """R9.3: 100 each, 800 for all four, negative for a side that has not opened."""
+    bonus = 800 if count >= 4 else 100 * count
+    return bonus if opened else -bonus
+
+
+def score_hand(state: State, reason: str, went_out: int | None, concealed: bool) -> HandResult:
+    """Score the finished hand in ``state``."""
+    sides: list[SideScore] = []
+    side_total: dict[int, int] = {}
+    for side in sorted(set(state.side_of)):
+        seats = tuple(s for s in range(state.players) if state.side_of[s] == side)
+        melds = [m for m in state.melds[side] if m is not None]
+        meld_points = sum(VALUE[c] for m in melds for c in m.cards)
+        natural = sum(1 for m in melds if len(m.cards) >= 7 and m.wilds == 0)
+        mixed = sum(1 for m in melds if len(m.cards) >= 7 and m.wilds > 0)
+        reds = sum(len(state.red3[s]) for s in seats)
+        opened = bool(melds)
+        red_bonus = red_three_bonus(reds, opened)
+        going = 0
+        if went_out is not None and state.side_of[went_out] == side:
+            going = 200 if concealed else 100
+        penalty = sum(VALUE[c] for s in seats for c in state.hands[s])
+        canasta_bonus = 500 * natural + 300 * mixed
+        total = meld_points + canasta_bonus + red_bonus + going - penalty
+        side_total[side] = total
+        sides.append(
+            SideScore(
+                side=side,
+                seats=seats,
+                melds=meld_points,
+                natural_canastas=natural,
+                mixed_canastas=mixed,
+                canasta_bonus=canasta_bonus,
+                red_threes=reds,
+                red_three_bonus=red_bonus,
+                going_out=going,
+                hand_penalty=penalty,
+                total=total,
+            )
+        )
+    deltas = []
+    for team in range(len(state.scores)):
+        seat = state.team_of.index(team)
+        deltas.append(side_total[state.side_of[seat]])
+    return HandResult(
+        reason=reason, went_out=went_out, concealed=concealed, sides=tuple(sides), team_deltas=tuple(deltas)
+    )

@@ -1,0 +1,188 @@
+"""Per-seat views: exactly what a seat may know, and nothing else.
+
+A view holds no other seat's hidden cards and no stock order.  Everything in it is either the
+seat's own hand, or public: visible on the table or derivable from the public history (every
+discard was seen, so the pile's cards and the cards a player took with it are public).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .actions import Action, action_to_json
+from .cards import FACE_TOKEN, card_str, sort_key
+from .rules import Settings, opening_minimum
+from .scoring import HandResult
+
+if TYPE_CHECKING:
+    from .state import Event, State, TableMeld
+
+VIEW_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatView:
+    """A seat's (or a spectator's, ``seat=None``) knowledge of the hand."""
+
+    seat: int | None
+    settings: Settings
+    hand_number: int
+    dealer: int
+    turn: int
+    phase: str
+    team_of: tuple[int, ...]
+    side_of: tuple[int, ...]
+    scores: tuple[int, ...]
+    hand: tuple[int, ...] | None
+    hand_counts: tuple[int, ...]
+    melds: tuple[tuple[TableMeld, ...], ...]
+    canastas: tuple[int, ...]
+    red_threes: tuple[tuple[int, ...], ...]
+    pile: tuple[int, ...]
+    stock_size: int
+    known: tuple[tuple[int, ...], ...]
+    melded: tuple[bool, ...]
+    drew: str | None
+    turn_melded: bool
+    turn_start_melded: bool
+    turn_new: int
+    turn_added: bool
+    ask: str | None
+    asker: int | None
+    merged: bool
+    legal: tuple[Action, ...]
+    history: tuple[Event, ...]
+    result: HandResult | None
+
+    @property
+    def players(self) -> int:
+        return self.settings.players
+
+    @property
+    def pile_top(self) -> int | None:
+        return self.pile[-1] if self.pile else None
+
+    def opened(self, side: int) -> bool:
+        return bool(self.melds[side])
+
+    def opening_minimum(self, seat: int) -> int:
+        return opening_minimum(self.scores[self.team_of[seat]])
+
+    def frozen_causes(self, side: int) -> list[str]:
+        from .cards import F_BLACK3, F_RED3, FACE, IS_WILD
+
+        causes = []
+        if any(IS_WILD[c] for c in self.pile):
+            causes.append("wild")
+        if any(FACE[c] == F_RED3 for c in self.pile):
+            causes.append("red_three")
+        if self.settings.black_three == "freeze" and any(FACE[c] == F_BLACK3 for c in self.pile):
+            causes.append("black_three")
+        if not self.melds[side]:
+            causes.append("not_opened")
+        return causes
+
+    def to_json(self) -> dict[str, Any]:
+        from .cards import F_BLACK3, F_RED3, FACE, IS_WILD
+
+        sides = len(self.melds)
+        top = self.pile_top
+        return {
+            "format": "canasta-view",
+            "version": VIEW_VERSION,
+            "seat": self.seat,
+            "settings": self.settings.to_json(),
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "phase": self.phase,
+            "teams": list(self.team_of),
+            "sides": list(self.side_of),
+            "scores": list(self.scores),
+            "opening_minimums": [opening_minimum(s) for s in self.scores],
+            "opened": [self.opened(s) for s in range(sides)],
+            "hand": None if self.hand is None else [card_str(c) for c in self.hand],
+            "hand_counts": list(self.hand_counts),
+            "melds": [[meld_json(m) for m in ms] for ms in self.melds],
+            "canastas": list(self.canastas),
+            "red_threes": [[card_str(c) for c in r] for r in self.red_threes],
+            "pile": {
+                "top": None if top is None else card_str(top),
+                "size": len(self.pile),
+                "cards": [card_str(c) for c in self.pile],
+                "frozen": [bool(self.frozen_causes(s)) for s in range(sides)],
+                "causes": [self.frozen_causes(s) for s in range(sides)],
+                "blocked": top is None or IS_WILD[top] or FACE[top] in (F_BLACK3, F_RED3),
+            },
+            "stock_size": self.stock_size,
+            "known": [[card_str(c) for c in k] for k in self.known],
+            "melded": list(self.melded),
+            "turn_state": {
+                "drew": self.drew,
+                "melded": self.turn_melded,
+                "ask": self.ask,
+                "asker": self.asker,
+            },
+            "legal": [action_to_json(a) for a in self.legal],
+            "history": [event_json(e) for e in self.history],
+            "result": None if self.result is None else self.result.to_json(),
+        }
+
+
+def meld_json(m: TableMeld) -> dict[str, Any]:
+    return {
+        "rank": FACE_TOKEN[m.rank],
+        "cards": [card_str(c) for c in m.cards],
+        "naturals": m.naturals,
+        "wilds": m.wilds,
+        "canasta": len(m.cards) >= 7,
+        "natural": m.wilds == 0,
+    }
+
+
+def event_json(e: Event) -> dict[str, Any]:
+    return {
+        "seat": e.seat,
+        "action": None if e.action is None else action_to_json(e.action),
+        "drawn": e.ndrawn,
+        "cards": [card_str(c) for c in e.drawn],
+        "red_threes": [card_str(c) for c in e.red_threes],
+        "taken": [card_str(c) for c in e.taken],
+    }
+
+
+def make_view(state: State, seat: int | None) -> SeatView:
+    """Build ``seat``'s view of ``state`` (``None``: spectator)."""
+    history = tuple(e if e.seat == seat or not e.drawn else e._replace(drawn=()) for e in state.history)
+    return SeatView(
+        seat=seat,
+        settings=state.settings,
+        hand_number=state.hand_number,
+        dealer=state.dealer,
+        turn=state.turn,
+        phase=state.phase,
+        team_of=state.team_of,
+        side_of=tuple(state.side_of),
+        scores=state.scores,
+        hand=None if seat is None else tuple(sorted(state.hands[seat], key=sort_key)),
+        hand_counts=tuple(len(h) for h in state.hands),
+        melds=tuple(tuple(m for m in ms if m is not None) for ms in state.melds),
+        canastas=tuple(state.canastas),
+        red_threes=tuple(tuple(r) for r in state.red3),
+        pile=tuple(state.pile),
+        stock_size=len(state.stock),
+        known=tuple(tuple(k) for k in state.known),
+        melded=tuple(state.melded),
+        drew=state.drew,
+        turn_melded=state.turn_melded,
+        turn_start_melded=state.turn_start_melded,
+        turn_new=state.turn_new,
+        turn_added=state.turn_added,
+        ask=state.ask,
+        asker=state.asker,
+        merged=state.merged,
+        legal=tuple(state.legal_actions()) if seat is not None and seat == state.turn else (),
+        history=history,
+        result=state.result,
+    )
