@@ -9,7 +9,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 from .cards import FACE_TOKEN, card_str, parse_card, parse_rank
 from .errors import FormatError
@@ -69,7 +69,7 @@ class Decline(NamedTuple):
     kind: str = "decline"
 
 
-Action = Union[Draw, TakePile, Meld, Discard, Ask, Answer, Decline]
+Action = Draw | TakePile | Meld | Discard | Ask | Answer | Decline
 
 DRAW = Draw()
 ASK = Ask()

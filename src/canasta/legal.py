@@ -56,18 +56,42 @@ def can_go_out(state: State) -> Meld | Discard | None:
         return Discard(hand[0]) if state.canastas[side] >= need else None
     fc = state.fc[seat]
     melds = state.melds[side]
-    # Cheap filter: cards that cannot be melded at all must number at most one (the discard).
-    orphans = 0
+    s = state.settings
+    # Cards that cannot be melded at all must be the discard: at most one of them.
+    orphans: list[int] = []
     for r in MELD_FACES:
         if fc[r] == 1 and melds[r] is None:
-            orphans += 1
+            orphans.extend(c for c in hand if FACE[c] == r)
+            if len(orphans) > 1:
+                return None
     b3 = fc[F_BLACK3]
-    if b3 and (b3 not in (3, 4) or not state.settings.black_three_meld_on_going_out):
-        orphans += 1 if b3 in (1, 4) else b3
-    if orphans > 1:
+    if b3 and (b3 not in (3, 4) or not s.black_three_meld_on_going_out):
+        if b3 != 4 or not s.black_three_meld_on_going_out:
+            orphans.extend(c for c in hand if FACE[c] == F_BLACK3)
+            if b3 == 4:
+                orphans = orphans[:-3]
+    if len(orphans) > 1:
         return None
-    options: list[int | None] = [None]
-    options.extend(sorted(set(hand), key=lambda c: (VALUE[c], c)))
+    have = state.canastas[side]
+    if have < need:
+        # Enough melds must be able to reach seven cards with the wilds held.
+        wilds = fc[F_DEUCE] + fc[F_JOKER]
+        deficits = []
+        for r in MELD_FACES:
+            m = melds[r]
+            size = fc[r] + (len(m.cards) if m is not None else 0)
+            if size and (m is None or len(m.cards) < 7):
+                deficits.append(max(0, 7 - size))
+        deficits.sort()
+        missing = need - have
+        if len(deficits) < missing or sum(deficits[:missing]) > wilds:
+            return None
+    options: list[int | None]
+    if orphans:  # the one unmeldable card must be the discard
+        options = [orphans[0]]
+    else:
+        codes: list[int] = sorted(set(hand), key=lambda c: (VALUE[c], c))
+        options = [None, *codes]
     for d in options:
         groups = _meld_all(state, seat, d)
         if groups is not None:
@@ -233,8 +257,7 @@ def _opening_groups(
     for p in pairs:
         if not wilds:
             break
-        if outnumber or True:
-            p.append(wilds.pop(0))
+        p.append(wilds.pop(0))
         groups.append(p)
     for g in groups:
         if not wilds:
@@ -247,10 +270,6 @@ def _opening_groups(
             g.append(wilds.pop(0))
             cap -= 1
     return groups
-
-
-def _group_of(cards: list[int], rank_hint: int) -> Group:
-    return Group(rank_hint, tuple(cards))
 
 
 def _rank_of(cards: list[int]) -> int:
@@ -406,7 +425,6 @@ def _single_groups(state: State, out: list[Action]) -> None:
     s = state.settings
     seat = state.turn
     hand = state.hands[seat]
-    fc = state.fc[seat]
     h = len(hand)
     side = state.side_of[seat]
     melds = state.melds[side]
@@ -415,35 +433,46 @@ def _single_groups(state: State, out: list[Action]) -> None:
     keep_two = state.ask == "no"
     outnumber = s.wild_limit == "outnumber"
     no_wc = not s.wilds_on_canasta
-    wild_faces = [f for f in (F_DEUCE, F_JOKER) if fc[f]]
-    wild_code = {FACE[c]: c for c in hand if IS_WILD[c]}
-
-    def ok(after: int, completes: bool) -> bool:
-        if keep_two:
-            return after >= 2
-        return after >= 2 or have + completes >= need
+    by_face: list[list[int]] = [[] for _ in range(15)]
+    for c in hand:
+        by_face[FACE[c]].append(c)
+    wild_codes = [by_face[F_DEUCE][0]] if by_face[F_DEUCE] else []
+    if by_face[F_JOKER]:
+        wild_codes.append(by_face[F_JOKER][0])
 
     for r in MELD_FACES:
-        n = fc[r]
         m = melds[r]
+        cards = by_face[r]
+        n = len(cards)
         if n:
-            nat = tuple(c for c in hand if FACE[c] == r)
+            nat = tuple(cards)
             if m is not None:
                 before = len(m.cards)
-                if ok(h - n, before < 7 <= before + n):
+                after = h - n
+                if after >= 2 or (not keep_two and have + (before < 7 <= before + n) >= need):
                     out.append(Meld((Group(r, nat),)))
             else:
-                if n >= 3 and ok(h - n, n >= 7):
-                    out.append(Meld((Group(r, nat),)))
-                if n >= 2 and _wild_capacity(None, n, outnumber, no_wc) >= 1:
-                    for f in wild_faces:
-                        if ok(h - n - 1, n + 1 >= 7):
-                            out.append(Meld((Group(r, nat + (wild_code[f],)),)))
-        if m is not None and wild_faces and _wild_capacity(m, m.naturals, outnumber, no_wc) >= 1:
-            before = len(m.cards)
-            for f in wild_faces:
-                if ok(h - 1, before == 6):
-                    out.append(Meld((Group(r, (wild_code[f],)),)))
+                if n >= 3:
+                    after = h - n
+                    if after >= 2 or (not keep_two and have + (n >= 7) >= need):
+                        out.append(Meld((Group(r, nat),)))
+                if n >= 2 and wild_codes:
+                    after = h - n - 1
+                    if after >= 2 or (not keep_two and have + (n + 1 >= 7) >= need):
+                        for w in wild_codes:
+                            out.append(Meld((Group(r, nat + (w,)),)))
+        if m is not None and wild_codes:
+            if no_wc and len(m.cards) >= 7:
+                continue
+            cap = 3 - m.wilds
+            if outnumber:
+                cap = min(cap, m.naturals - m.wilds - 1)
+            if cap >= 1:
+                before = len(m.cards)
+                after = h - 1
+                if after >= 2 or (not keep_two and have + (before == 6) >= need):
+                    for w in wild_codes:
+                        out.append(Meld((Group(r, (w,)),)))
 
 
 def _opening_melds(state: State, out: list[Action]) -> None:

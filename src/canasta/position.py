@@ -122,7 +122,8 @@ def state_from_position(data: Any) -> State:
     melds = data.get("melds", [{} for _ in range(teams)])
     if not isinstance(melds, list) or len(melds) != teams:
         raise _bad(f"'melds' must be a list of {teams} objects (one per side)")
-    for side, ms in enumerate(melds):
+    for side, side_melds in enumerate(melds):
+        ms = side_melds
         if not isinstance(ms, dict):
             raise _bad("each side's melds must be an object rank -> cards")
         if ms and side not in st.side_of:
@@ -141,9 +142,9 @@ def state_from_position(data: Any) -> State:
             st.melds[side][r] = TableMeld(r, tuple(codes), nat, wild)
         st.nmelds[side] = sum(1 for m in st.melds[side] if m is not None)
         st.canastas[side] = sum(1 for m in st.melds[side] if m is not None and len(m.cards) >= 7)
-    st.red3 = [_cards(r, "red threes") for r in _seat_list(data, "red_threes", n, [[] for _ in range(n)])]
-    for r in st.red3:
-        if any(FACE[c] != F_RED3 for c in r):
+    st.red3 = [_cards(x, "red threes") for x in _seat_list(data, "red_threes", n, [[] for _ in range(n)])]
+    for reds in st.red3:
+        if any(FACE[c] != F_RED3 for c in reds):
             raise _bad("'red_threes' may hold only red threes")
     melded = _seat_list(data, "melded", n, [st.nmelds[st.side_of[s]] > 0 for s in range(n)])
     st.melded = [bool(m) for m in melded]
@@ -170,9 +171,9 @@ def state_from_position(data: Any) -> State:
     if st.ask is not None and (not settings.ask_partner or type(st.asker) is not int):
         raise _bad("a question needs ask_partner and an asker seat")
     st.known = [_cards(k, "known cards") for k in _seat_list(data, "known", n, [[] for _ in range(n)])]
-    for seat, k in enumerate(st.known):
-        for c in set(k):
-            if k.count(c) > st.hands[seat].count(c):
+    for seat, known in enumerate(st.known):
+        for c in set(known):
+            if known.count(c) > st.hands[seat].count(c):
                 raise _bad(f"seat {seat}: known card {card_str(c)} is not in that hand")
     st.merged = bool(data.get("merged", len(set(st.side_of)) < teams and n == 3))
     # Every card accounted for exactly as in the pack.
@@ -189,9 +190,9 @@ def state_from_position(data: Any) -> State:
     total = sum(counts)
     if total != DECK_SIZE:
         raise _bad(f"the position holds {total} cards; a pack has {DECK_SIZE}")
-    for c, k in enumerate(counts):
-        if k != COPIES[c]:
-            raise _bad(f"the position holds {k} × {card_str(c)}; a pack has {COPIES[c]}")
+    for c, copies in enumerate(counts):
+        if copies != COPIES[c]:
+            raise _bad(f"the position holds {copies} × {card_str(c)}; a pack has {COPIES[c]}")
     if any(FACE[c] == F_RED3 for c in st.pile[st.pile_red3 :]) and st.pile_red3:
         raise _bad("a red three can only lie at the bottom of the pile (turned up at the start)")
     if phase == "over":

@@ -33,15 +33,15 @@ def unseen_cards(view: SeatView) -> list[int]:
             counts[c] -= 1
     for c in view.pile:
         counts[c] -= 1
-    for seat, k in enumerate(view.known):
+    for seat, known in enumerate(view.known):
         if seat != view.seat:
-            for c in k:
+            for c in known:
                 counts[c] -= 1
     out: list[int] = []
-    for c, k in enumerate(counts):
-        if k < 0:
+    for c, left in enumerate(counts):
+        if left < 0:
             raise CanastaError("inconsistent_view", "the view accounts for more copies of a card than exist")
-        out.extend([c] * k)
+        out.extend([c] * left)
     return out
 
 

@@ -689,7 +689,6 @@ class State:
                 exposed.append(c)
                 if not stock:  # R9.2: a red three as the last stock card ends the hand
                     self.history.append(Event(seat, action, tuple(drawn), len(drawn), tuple(exposed), ()))
-                    hand.extend(())
                     self._end("red_three_last", None, False)
                     return
                 continue
@@ -842,7 +841,7 @@ class State:
 
         return legal_actions(self)
 
-    def can_go_out(self) -> Meld | None:
+    def can_go_out(self) -> Meld | Discard | None:
         """A complete going-out action for the player to act, or None."""
         from .legal import can_go_out
 

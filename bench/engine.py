@@ -1,0 +1,133 @@
+"""Engine speed benchmark: prints figures, asserts nothing.
+
+    python bench/engine.py [--json] [--seconds S]
+
+random_hands_per_s   full classic four-player hands, uniformly random legal play, one core
+legal_actions_per_s  legal-action generations on positions from random play
+apply_per_s          checked applications of legal actions
+resample_per_s       states sampled from a seat's view (Resampler, prepared once per view)
+rollouts_per_s       copy a mid-hand state, resample, play random to the end of the hand
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+
+from canasta import Game, Resampler, Settings, State
+
+
+def random_hand(settings: Settings, seed: int, rng: random.Random) -> int:
+    state = Game(settings, seed=seed).state
+    n = 0
+    while state.phase != "over":
+        actions = state.legal_actions()
+        state.apply(actions[rng.randrange(len(actions))], validate=False)
+        n += 1
+    return n
+
+
+def positions(count: int, seed: int = 1) -> list[State]:
+    """Mid-hand positions from random play (a mix of draw and play phases)."""
+    rng = random.Random(seed)
+    settings = Settings.preset("classic")
+    out: list[State] = []
+    s = 0
+    while len(out) < count:
+        s += 1
+        state = Game(settings, seed=s).state
+        stop = rng.randrange(5, 120)
+        for _ in range(stop):
+            if state.is_over:
+                break
+            acts = state.legal_actions()
+            state.apply(rng.choice(acts), validate=False)
+        if not state.is_over:
+            out.append(state)
+    return out
+
+
+def timed(fn, seconds: float) -> tuple[int, float]:  # type: ignore[no-untyped-def]
+    n = 0
+    start = time.perf_counter()
+    end = start + seconds
+    while time.perf_counter() < end:
+        n += fn()
+    return n, time.perf_counter() - start
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--seconds", type=float, default=3.0)
+    args = p.parse_args()
+    settings = Settings.preset("classic")
+    rng = random.Random(42)
+    out: dict[str, float] = {}
+
+    seeds = iter(range(10**9))
+    actions_per_hand: list[int] = []
+
+    def one_hand() -> int:
+        actions_per_hand.append(random_hand(settings, next(seeds), rng))
+        return 1
+
+    n, dt = timed(one_hand, args.seconds)
+    out["random_hands_per_s"] = round(n / dt, 1)
+    out["actions_per_random_hand"] = round(sum(actions_per_hand) / len(actions_per_hand), 1)
+
+    pos = positions(300)
+
+    def gen() -> int:
+        for st in pos:
+            st.legal_actions()
+        return len(pos)
+
+    n, dt = timed(gen, args.seconds)
+    out["legal_actions_per_s"] = round(n / dt, 1)
+
+    pairs = [(st, a) for st in pos for a in st.legal_actions()[:3]]
+
+    def apply() -> int:
+        for st, a in pairs:
+            st.copy(history=False).apply(a)
+        return len(pairs)
+
+    n, dt = timed(apply, args.seconds)
+    copy_n, copy_dt = timed(lambda: sum(1 for st in pos if st.copy(history=False)), 1.0)
+    # apply_per_s excludes the copy needed to keep positions fresh
+    per_apply = dt / n - copy_dt / copy_n
+    out["apply_per_s"] = round(1 / per_apply, 1)
+    out["copy_per_s"] = round(copy_n / copy_dt, 1)
+
+    samplers = [Resampler(st.view(st.turn)) for st in pos[:100]]
+
+    def sample() -> int:
+        for r in samplers:
+            r.sample(rng, history=False)
+        return len(samplers)
+
+    n, dt = timed(sample, args.seconds)
+    out["resample_per_s"] = round(n / dt, 1)
+
+    def rollout() -> int:
+        for r in samplers[:20]:
+            st = r.sample(rng, history=False)
+            while st.phase != "over":
+                acts = st.legal_actions()
+                st.apply(acts[rng.randrange(len(acts))], validate=False)
+        return 20
+
+    n, dt = timed(rollout, args.seconds)
+    out["rollouts_per_s"] = round(n / dt, 1)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for k, v in out.items():
+            print(f"{k:28} {v:>12,.1f}")
+
+
+if __name__ == "__main__":
+    main()

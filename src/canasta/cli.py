@@ -1,0 +1,189 @@
+"""The ``canasta`` command: replay records, play a demo hand, run the web app and the arena."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any
+
+from .actions import action_from_json, action_to_text
+from .cards import card_str, sort_key
+from .errors import CanastaError, FormatError, IllegalAction
+from .game import Game, ReplayError, replay_record
+from .position import POSITION_FORMAT, position_to_json, state_from_position
+from .rules import PRESETS, Settings
+from .state import State
+
+
+def _load(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise FormatError("unreadable_file", f"cannot read {path}: {e.strerror}") from e
+    except json.JSONDecodeError as e:
+        raise FormatError("bad_json", f"{path} is not valid JSON: {e.msg} (line {e.lineno})") from e
+    except UnicodeDecodeError as e:
+        raise FormatError("bad_json", f"{path} is not UTF-8 text") from e
+
+
+def _hand_text(cards: list[int]) -> str:
+    return " ".join(card_str(c) for c in sorted(cards, key=sort_key)) or "-"
+
+
+def describe_state(state: State) -> str:
+    """A readable summary of a hand's state and, when over, its scores."""
+    lines = [f"Hand {state.hand_number}, dealer seat {state.dealer}, phase {state.phase}, seat {state.turn} to act"]
+    for seat, hand in enumerate(state.hands):
+        lines.append(f"  seat {seat} ({len(hand):2} cards): {_hand_text(hand)}")
+    for side in sorted(set(state.side_of)):
+        melds = [m for m in state.melds[side] if m is not None]
+        text = ", ".join(
+            f"{len(m.cards)}×{card_str(m.cards[0])[0] if m.rank != 13 else '?'}"
+            f"{' (canasta ' + ('natural' if not m.wilds else 'mixed') + ')' if len(m.cards) >= 7 else ''}"
+            for m in melds
+        )
+        lines.append(f"  side {side} melds: {text or '-'}")
+    top = card_str(state.pile[-1]) if state.pile else "-"
+    lines.append(f"  stock {len(state.stock)}, pile {len(state.pile)} (top {top})")
+    if state.result is not None:
+        r = state.result
+        lines.append(f"  hand over: {r.reason}" + (f" (seat {r.went_out}{' concealed' if r.concealed else ''})" if r.went_out is not None else ""))
+        for s in r.sides:
+            lines.append(
+                f"  side {s.side} seats {list(s.seats)}: melds {s.melds}, canastas {s.canasta_bonus}, "
+                f"red threes {s.red_three_bonus}, going out {s.going_out}, in hand -{s.hand_penalty} = {s.total}"
+            )
+    return "\n".join(lines)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        data = _load(args.file)
+        if isinstance(data, dict) and data.get("format") == POSITION_FORMAT:
+            state = state_from_position(data)
+            actions = data.get("actions", [])
+            if not isinstance(actions, list):
+                raise FormatError("bad_position", "'actions' must be a list")
+            for i, raw in enumerate(actions):
+                action = action_from_json(raw)
+                err = state.check(action)
+                if err is not None:
+                    return _illegal(args, i, action_to_text(action), err)
+                state.apply(action)
+            out: dict[str, Any] = {"position": position_to_json(state) if not state.is_over else None}
+            out["result"] = state.result.to_json() if state.result else None
+            text = describe_state(state)
+        else:
+            try:
+                game, _ = replay_record(data)
+            except ReplayError as e:
+                index = sum(len(h.get("actions", [])) for h in data["hands"][: e.hand - 1]) + e.index
+                return _illegal(args, index, "", e.error, hand=e.hand)
+            out = {
+                "scores": game.scores,
+                "over": game.is_over,
+                "winners": game.winners,
+                "hands": [h.result.to_json() if h.result else None for h in game.hands],
+                "position": None if game.state.is_over else position_to_json(game.state),
+            }
+            text = describe_state(game.state) + f"\nScores: {game.scores}" + (
+                f"\nMatch over, winner(s): {game.winners}" if game.is_over else ""
+            )
+    except FormatError as e:
+        print(f"error: {e.code}: {e.message}", file=sys.stderr)
+        return 2
+    except CanastaError as e:
+        print(f"error: {e.code}: {e.message}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(text)
+    return 0
+
+
+def _illegal(args: argparse.Namespace, index: int, text: str, err: IllegalAction, hand: int | None = None) -> int:
+    if args.json:
+        print(json.dumps({"error": {"index": index, "hand": hand, **err.to_json()}}))
+    else:
+        where = f"hand {hand}, " if hand else ""
+        print(f"illegal action at index {index} ({where}{text}): {err.code} [{err.section}] {err.message}")
+    return 1
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    settings = Settings.preset(args.preset)
+    seed = args.seed if args.seed is not None else random.randrange(10**6)
+    game = Game(settings, seed=seed)
+    rng = random.Random(seed)
+    player: Any = None
+    try:
+        from .bots import make_player
+
+        players = [make_player("normal", seed=seed + i) for i in range(settings.players)]
+    except ImportError:  # pragma: no cover - bots ship with the package
+        players = []
+    state = game.state
+    print(f"Demo hand, preset {settings.name}, seed {seed}\n" + describe_state(state) + "\n")
+    while not state.is_over:
+        seat = state.turn
+        if players:
+            player = players[seat]
+            action = player.choose(state.view(seat))
+        else:
+            action = rng.choice(state.legal_actions())
+        game.apply(action)
+        print(f"seat {seat}: {action_to_text(action)}")
+    print("\n" + describe_state(state))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from .server import run
+    except ImportError as e:
+        print(f"the web app needs its extra dependencies: pip install 'canasta[web]' ({e})", file=sys.stderr)
+        return 2
+    run(host=args.host, port=args.port, db=args.db)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="canasta", description="Classic Canasta: rules engine, computer players, web app.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    r = sub.add_parser("replay", help="replay a game record, or a position followed by actions")
+    r.add_argument("file")
+    r.add_argument("--json", action="store_true", help="print the final state and scores as JSON")
+    r.set_defaults(func=cmd_replay)
+    d = sub.add_parser("demo", help="play and print a demo hand between computer players")
+    d.add_argument("--preset", default="classic", choices=list(PRESETS))
+    d.add_argument("--seed", type=int)
+    d.set_defaults(func=cmd_demo)
+    s = sub.add_parser("serve", help="run the web app (local server with an embedded SQLite database)")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--db", default=None, help="database URL (default: SQLite in the user data directory)")
+    s.set_defaults(func=cmd_serve)
+    sub.add_parser("arena", help="pit computer players against each other on duplicate deals", add_help=False)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "arena":
+        from .bots.arena import main as arena_main
+
+        return int(arena_main(argv[1:]) or 0)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
