@@ -223,7 +223,8 @@ def replay_record(record: Any, *, verify: bool = True) -> tuple[Game, int]:
     first = hands[0].get("dealer", record.get("first_dealer"))
     if first is not None and (type(first) is not int):
         raise FormatError("bad_record", "dealer must be a seat number")
-    game = Game(settings, seed=seed, decks=decks, first_dealer=first)
+    explicit = any("deck" in h for h in hands)
+    game = Game(settings, seed=seed, decks=decks if explicit else None, first_dealer=first)
     applied = 0
     for i, h in enumerate(hands):
         if i > 0:
