@@ -1,0 +1,14 @@
+"""Computer players for every preset, deciding from a seat's view only.
+
+>>> from canasta import Game, Settings
+>>> from canasta.bots import make_player
+>>> game = Game(Settings.preset("classic"), seed=3)
+>>> bot = make_player("normal", seed=1)
+>>> action = bot.choose(game.state.view(game.state.turn))
+>>> game.state.check(action) is None
+True
+"""
+
+from .players import LEVELS, HeuristicPlayer, Player, RandomPlayer, make_player
+
+__all__ = ["LEVELS", "HeuristicPlayer", "Player", "RandomPlayer", "make_player"]

@@ -1,0 +1,239 @@
+"""The shared evaluation every computer player uses.
+
+All functions read a :class:`canasta.State` from the point of view of one seat and only ever
+look at that seat's own hand plus public information (melds, the pile, red threes, card counts,
+cards publicly known to be held, the stock size).  A bot builds such a state from its view with
+:class:`canasta.Resampler`; the hidden cards the sample invents are never read here, so a
+decision cannot depend on them.
+
+The pieces: card values and keep values, meld progress and canasta chances, the pile's value,
+the danger of a discard, the risk of being caught with cards in hand, and a static estimate of
+a side's hand score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, IS_WILD, MELD_FACES, NUM_FACES, VALUE
+
+if TYPE_CHECKING:
+    from ..state import State, TableMeld
+
+#: copies of each face in the 108-card pack
+FACE_COPIES: tuple[int, ...] = tuple(
+    4 if f in (F_BLACK3, F_JOKER, F_RED3) else 8 for f in range(NUM_FACES)
+)
+#: average value of an unseen card (used to estimate hidden hand penalties)
+AVG_CARD = 9.0
+_MELD_SET = frozenset(MELD_FACES)
+
+
+@dataclass(slots=True)
+class Memory:
+    """What a player remembers from the public history of the hand (Normal and above)."""
+
+    #: per seat, per face: how many times the seat discarded that face this hand
+    discarded: list[list[int]] = field(default_factory=list)
+    #: per seat, per face: how many times the seat let the pile go with that face on top
+    passed: list[list[int]] = field(default_factory=list)
+
+    @staticmethod
+    def from_history(history: tuple | list, players: int) -> Memory:  # type: ignore[type-arg]
+        """Scan a hand's public history (events from a view or a state)."""
+        discarded = [[0] * NUM_FACES for _ in range(players)]
+        passed = [[0] * NUM_FACES for _ in range(players)]
+        top: int | None = None
+        for e in history:
+            a = e.action
+            if a is None:
+                continue
+            kind = a.kind
+            if kind == "discard":
+                discarded[e.seat][FACE[a.card]] += 1
+                top = a.card
+            elif kind == "meld" and a.discard is not None:
+                discarded[e.seat][FACE[a.discard]] += 1
+                top = a.discard
+            elif kind == "take":
+                top = None
+            elif kind == "draw" and top is not None and not IS_WILD[top]:
+                passed[e.seat][FACE[top]] += 1
+        return Memory(discarded, passed)
+
+
+def seen_faces(st: State, seat: int) -> list[int]:
+    """Per face: copies the seat can place (own hand, melds, pile, red threes, known cards)."""
+    seen = list(st.fc[seat])
+    for ms in st.melds:
+        for m in ms:
+            if m is not None:
+                for c in m.cards:
+                    seen[FACE[c]] += 1
+    for c in st.pile:
+        seen[FACE[c]] += 1
+    for s, k in enumerate(st.known):
+        if s != seat:
+            for c in k:
+                seen[FACE[c]] += 1
+    for r in st.red3:
+        seen[F_RED3] += len(r)
+    return seen
+
+
+def unseen_faces(st: State, seat: int) -> list[int]:
+    """Per face: copies the seat cannot place (in other hands or the stock)."""
+    seen = seen_faces(st, seat)
+    return [max(0, FACE_COPIES[f] - seen[f]) for f in range(NUM_FACES)]
+
+
+def meld_points(m: TableMeld) -> int:
+    """A meld's card values plus its canasta bonus."""
+    pts = sum(VALUE[c] for c in m.cards)
+    if len(m.cards) >= 7:
+        pts += 500 if m.wilds == 0 else 300
+    return pts
+
+
+def canasta_chance(size: int, in_hand: int, unseen: int, stock: int) -> float:
+    """A rough chance that a meld of ``size`` (plus ``in_hand`` naturals) becomes a canasta."""
+    total = size + in_hand
+    if total >= 7:
+        return 1.0
+    missing = 7 - total
+    supply = unseen + 1.5  # wilds help too
+    if supply < missing:
+        return 0.05
+    time = min(1.0, stock / 40.0)
+    return max(0.05, min(0.95, (0.9 - 0.13 * missing) * (0.4 + 0.6 * time)))
+
+
+def side_table_score(st: State, side: int) -> int:
+    """What a side's table is worth now: melds, canastas and red threes (no hand penalty)."""
+    pts = 0
+    opened = False
+    for m in st.melds[side]:
+        if m is not None:
+            opened = True
+            pts += meld_points(m)
+    reds = sum(len(st.red3[s]) for s in range(st.players) if st.side_of[s] == side)
+    bonus = 800 if reds >= 4 else 100 * reds
+    pts += bonus if opened else -bonus
+    return pts
+
+
+def side_potential(st: State, side: int) -> float:
+    """Expected extra value of a side's unfinished melds (canasta chances times the bonus)."""
+    pot = 0.0
+    stock = len(st.stock)
+    for m in st.melds[side]:
+        if m is not None and len(m.cards) < 7:
+            ch = canasta_chance(len(m.cards), 0, 4, stock)
+            pot += ch * (400 if m.wilds == 0 else 300)
+    return pot
+
+
+def hand_estimate(st: State, side: int, viewer: int) -> float:
+    """Estimated penalty held by a side's players (exact for the viewer's own hand)."""
+    pen = 0.0
+    for s in range(st.players):
+        if st.side_of[s] != side:
+            continue
+        if s == viewer:
+            pen += sum(VALUE[c] for c in st.hands[s])
+        else:
+            known = st.known[s]
+            pen += sum(VALUE[c] for c in known) + AVG_CARD * (len(st.hands[s]) - len(known))
+    return pen
+
+
+def opponents(st: State, seat: int) -> list[int]:
+    """Seats on another side than ``seat``."""
+    side = st.side_of[seat]
+    return [s for s in range(st.players) if st.side_of[s] != side]
+
+
+def threat(st: State, seat: int) -> float:
+    """0..1: how close the opponents look to going out (penalty risk for cards held)."""
+    need = st.settings.canastas_to_go_out
+    best = 0.0
+    for o in opponents(st, seat):
+        side = st.side_of[o]
+        have = st.canastas[side]
+        n = len(st.hands[o])
+        if have >= need:
+            t = 0.6 if n <= 4 else 0.4 if n <= 7 else 0.25
+        else:
+            big = max((len(m.cards) for m in st.melds[side] if m is not None), default=0)
+            t = 0.2 if big >= 5 and have + 1 >= need else 0.05
+        best = max(best, t)
+    stock = len(st.stock)
+    if stock < 12:
+        best = max(best, 0.5)
+    return best
+
+
+def pile_value(st: State, for_seat: int) -> float:
+    """What the pile (plus a card about to go on top) is worth to whoever takes it."""
+    v = 0.0
+    for c in st.pile:
+        f = FACE[c]
+        if IS_WILD[c]:
+            v += 35
+        elif f == F_RED3:
+            v += 100
+        elif f == F_BLACK3:
+            v += 1
+        else:
+            v += 12 + VALUE[c] * 0.3
+    return v
+
+
+def take_probability(
+    st: State, taker: int, face: int, unseen: list[int], memory: Memory | None, wild_top: bool = False
+) -> float:
+    """Chance that ``taker`` could (and would) take the pile if ``face`` were on top."""
+    if face not in _MELD_SET:
+        return 0.0
+    side = st.side_of[taker]
+    frozen = bool(
+        st.pile_wild
+        or st.pile_red3
+        or (st.pile_black3 and st.settings.black_three == "freeze")
+        or not st.nmelds[side]
+    )
+    known = sum(1 for c in st.known[taker] if FACE[c] == face)
+    if known >= 2:
+        p = 0.97
+    elif not frozen and st.melds[side][face] is not None:
+        p = 0.97
+    else:
+        n = len(st.hands[taker]) - len(st.known[taker])
+        u = unseen[face]
+        pool = max(1, sum(unseen) - unseen[F_RED3])
+        q = min(1.0, u / pool)
+        # P(at least two of ``face`` among n cards) and P(at least one), binomial estimate.
+        p0 = (1 - q) ** n
+        p1 = n * q * (1 - q) ** max(0, n - 1)
+        need_two = 1 - p0 - p1
+        if known == 1:
+            need_two = 1 - p0
+        p = need_two
+        if not frozen:
+            w = (unseen[F_DEUCE] + unseen[F_JOKER]) / pool
+            has_wild = 1 - (1 - w) ** n
+            one = (1 - p0) if known == 0 else 1.0
+            p = max(p, one * has_wild)
+        if not st.nmelds[side]:
+            p *= 0.6  # the opening minimum often stops them
+    if memory is not None:
+        d = memory.discarded[taker][face] + memory.passed[taker][face]
+        if d:
+            p *= 0.35 if known < 2 else 1.0
+    return p
+
+
+def hand_penalty(st: State, seat: int) -> int:
+    """Card values in the seat's hand."""
+    return sum(VALUE[c] for c in st.hands[seat])

@@ -1,0 +1,364 @@
+"""Rule-of-thumb play shared by Beginner, Normal and Expert's rollouts.
+
+One policy, tuned by a :class:`Style`: the levels differ in what they know (memory of the
+public history, reading the opponents) and how carefully they decide, not in copied code.
+The policy works on a :class:`canasta.State` for the seat to act and reads only that seat's
+hand plus public information (see :mod:`canasta.bots.evaluate`).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..actions import ASK, DECLINE, DRAW, NO, YES, Action, Discard, Meld, TakePile
+from ..cards import F_BLACK3, F_DEUCE, F_JOKER, FACE, IS_WILD, VALUE
+from ..state import State
+from . import evaluate as ev
+from .evaluate import Memory
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How a level plays: knowledge and care, as data."""
+
+    #: standard deviation of the noise added to discard scores
+    noise: float = 0.0
+    #: read the opponents: discard danger from their melds, known cards and (with memory) history
+    read_opponents: bool = True
+    #: keep natural pairs instead of melding them with a wild
+    keep_pairs: bool = True
+    #: freeze the pile with a wild when the opponents threaten it
+    freeze: bool = True
+    #: use black threes as stops when the pile is worth protecting
+    stops: bool = True
+    #: keep natural canastas natural unless a canasta is needed now
+    natural_canastas: bool = True
+    #: judge whether going out pays (else: always go out)
+    judge_going_out: bool = True
+    #: ask the partner before going out (when the rules allow)
+    ask_partner: bool = True
+    #: minimum pile size worth taking for a beginner-like taker (0: judge by value)
+    naive_take: int = 0
+
+
+BEGINNER = Style(
+    noise=14.0,
+    read_opponents=False,
+    keep_pairs=False,
+    freeze=False,
+    stops=False,
+    natural_canastas=False,
+    judge_going_out=False,
+    ask_partner=False,
+    naive_take=3,
+)
+NORMAL = Style()
+
+
+class Policy:
+    """Score the options of the seat to act; the best one is the rule-of-thumb choice."""
+
+    def __init__(self, style: Style) -> None:
+        self.style = style
+
+    # ------------------------------------------------------------------ entry points
+
+    def choose(self, st: State, rng: random.Random | None = None, memory: Memory | None = None) -> Action:
+        """The policy's action for the seat to act."""
+        ranked = self.rank(st, rng, memory)
+        return ranked[0][1]
+
+    def rank(
+        self, st: State, rng: random.Random | None = None, memory: Memory | None = None
+    ) -> list[tuple[float, Action]]:
+        """Options with scores, best first (never empty while the hand is not over)."""
+        phase = st.phase
+        if phase == "ask":
+            yes = self.answer(st)
+            return [(1.0, YES if yes else NO), (0.0, NO if yes else YES)]
+        if phase == "draw":
+            out = self._rank_draw(st)
+        else:
+            out = self._rank_play(st, rng, memory)
+        out.sort(key=lambda t: -t[0])
+        return out
+
+    # ------------------------------------------------------------------ draw phase
+
+    def _rank_draw(self, st: State) -> list[tuple[float, Action]]:
+        legal = st.legal_actions()
+        takes = [a for a in legal if a.kind == "take"]
+        out: list[tuple[float, Action]] = []
+        if st.stock:
+            base = 11.0 * st.settings.draw_count
+            out.append((base, DRAW))
+        elif DECLINE in legal:
+            out.append((0.0, DECLINE))
+        for a in takes:
+            assert isinstance(a, TakePile)
+            out.append((self._take_value(st, a), a))
+        if not out:  # defensive: the engine always offers something here
+            out = [(0.0, a) for a in legal]
+        return out
+
+    def _take_value(self, st: State, a: TakePile) -> float:
+        seat = st.turn
+        pile = st.pile
+        if self.style.naive_take:
+            return 100.0 if len(pile) >= self.style.naive_take else 15.0 * len(pile)
+        fc = st.fc[seat]
+        side = st.side_of[seat]
+        melds = st.melds[side]
+        v = ev.pile_value(st, seat)
+        # pile cards that pair up with the hand or join the side's melds are worth more
+        for c in pile[:-1]:
+            f = FACE[c]
+            if not IS_WILD[c] and f != F_BLACK3 and (fc[f] or melds[f] is not None):
+                v += 8
+        wilds = 0
+        cards = 0
+        for g in a.groups:
+            for c in g.cards:
+                cards += 1
+                if IS_WILD[c]:
+                    wilds += 1
+        v -= 22 * wilds
+        v += 10  # the top card goes straight to a meld
+        if not st.nmelds[side]:
+            v += 40  # opening also unfreezes the pile for the side
+        return v
+
+    # ------------------------------------------------------------------ play phase
+
+    def _rank_play(
+        self, st: State, rng: random.Random | None, memory: Memory | None
+    ) -> list[tuple[float, Action]]:
+        style = self.style
+        legal = st.legal_actions()
+        out: list[tuple[float, Action]] = []
+        go = None
+        if st.ask != "no":
+            go = st.can_go_out()
+        if go is not None:
+            if st.ask == "yes" or not style.judge_going_out or self.wants_out(st, go):
+                if (
+                    style.ask_partner
+                    and st.settings.ask_partner
+                    and st.ask is None
+                    and not st.turn_melded
+                    and ASK in legal
+                    and len(st.hands[(st.turn + 2) % 4]) >= 4
+                ):
+                    out.append((2000.0, ASK))
+                out.append((1000.0, go))
+            else:
+                out.append((-500.0, go))
+        if st.ask == "yes":
+            return out or [(0.0, a) for a in legal]
+        for a in legal:
+            if a.kind == "meld" and a != go:
+                assert isinstance(a, Meld)
+                out.append((self._meld_value(st, a), a))
+        discards = self._rank_discards(st, legal, rng, memory)
+        out.extend(discards)
+        if not out:
+            out = [(0.0, a) for a in legal]
+        return out
+
+    def _meld_value(self, st: State, a: Meld) -> float:
+        style = self.style
+        seat = st.turn
+        side = st.side_of[seat]
+        melds = st.melds[side]
+        fc = st.fc[seat]
+        need = st.settings.canastas_to_go_out
+        have = st.canastas[side]
+        hand_n = len(st.hands[seat])
+        urgency = ev.threat(st, seat)
+        if not st.nmelds[side]:
+            # An opening: as early as possible, spending few wilds and keeping some cards.
+            wilds = sum(1 for g in a.groups for c in g.cards if IS_WILD[c])
+            cards = sum(len(g.cards) for g in a.groups)
+            if style.keep_pairs:
+                return 60.0 - 12 * wilds - 1.5 * cards + (10 if hand_n - cards >= 4 else -10)
+            return 60.0 + 2 * cards
+        v = 0.0
+        for g in a.groups:
+            r = g.rank
+            m = melds[r]
+            nat = sum(1 for c in g.cards if not IS_WILD[c])
+            wild = len(g.cards) - nat
+            before = 0 if m is None else len(m.cards)
+            after = before + len(g.cards)
+            was_natural = m is None or m.wilds == 0
+            if nat:
+                if m is None:
+                    if wild and style.keep_pairs and nat < 3:
+                        # a natural pair plus a wild: keep the pair for the frozen pile instead
+                        v += -6 + 25 * urgency + (8 if hand_n >= 12 else 0)
+                    else:
+                        v += 12 * nat - 4 * wild
+                else:
+                    v += 14 * nat
+            else:
+                # wilds alone onto a meld
+                for c in g.cards:
+                    pass
+                completes = before < 7 <= after
+                if before >= 7:
+                    if was_natural and m is not None:
+                        v -= 200
+                    else:
+                        v += -8 + 40 * urgency + (VALUE[g.cards[0]] * urgency)
+                elif completes:
+                    if was_natural and style.natural_canastas:
+                        # a mixed canasta (300) now, or wait for a natural one (500)
+                        if have < need and (urgency >= 0.25 or hand_n <= 4):
+                            v += 80
+                        else:
+                            v += -10 + 60 * urgency
+                    else:
+                        v += 90
+                else:
+                    base = 6 if not style.keep_pairs else -4
+                    if after >= 5:
+                        base += 6
+                    if fc[F_DEUCE] + fc[F_JOKER] >= 3:
+                        base += 6
+                    if was_natural and style.natural_canastas and before >= 4:
+                        base -= 10
+                    v += base + 15 * urgency
+            if before < 7 <= after:
+                v += 60 if (have < need) else 20
+        # never strand the side without a card to discard when it cannot go out
+        if hand_n - sum(len(g.cards) for g in a.groups) < 2 and have < need:
+            v -= 100
+        return v
+
+    # ------------------------------------------------------------------ discards
+
+    def _rank_discards(
+        self, st: State, legal: list[Action], rng: random.Random | None, memory: Memory | None
+    ) -> list[tuple[float, Action]]:
+        style = self.style
+        seat = st.turn
+        n = st.players
+        hand = st.hands[seat]
+        fc = st.fc[seat]
+        side = st.side_of[seat]
+        melds = st.melds[side]
+        cands = [a for a in legal if a.kind == "discard"]
+        if not cands:
+            return []
+        unseen = ev.unseen_faces(st, seat)
+        urgency = ev.threat(st, seat)
+        nxt = (seat + 1) % n
+        next_is_opp = st.side_of[nxt] != side
+        pile_v = ev.pile_value(st, nxt) if style.read_opponents else 12.0 * len(st.pile)
+        # a pile worth protecting: frozen by a wild it is already safe from a single natural
+        pile_frozen_all = bool(st.pile_wild or st.pile_red3)
+        opp_opened = any(st.nmelds[st.side_of[o]] for o in ev.opponents(st, seat))
+        out: list[tuple[float, Action]] = []
+        nwild = fc[F_DEUCE] + fc[F_JOKER]
+        for a in cands:
+            assert isinstance(a, Discard)
+            c = a.card
+            f = FACE[c]
+            # keep value: what the card is worth in hand
+            if IS_WILD[c]:
+                keep = 70.0 if f == F_DEUCE else 95.0
+                if (
+                    style.freeze
+                    and next_is_opp
+                    and not pile_frozen_all
+                    and opp_opened
+                    and len(st.pile) >= 6
+                    and f == F_DEUCE
+                ):
+                    keep -= 4.0 * len(st.pile) + (10 if nwild >= 2 else 0)
+                keep += VALUE[c] * urgency * -0.5
+            elif f == F_BLACK3:
+                keep = -4.0
+                if style.stops and next_is_opp:
+                    keep -= min(40.0, 2.0 * len(st.pile))
+            else:
+                k = fc[f]
+                if melds[f] is not None:
+                    keep = 20.0
+                elif k >= 3:
+                    keep = 45.0
+                elif k == 2:
+                    keep = 30.0 if style.keep_pairs else 18.0
+                else:
+                    keep = 6.0
+                    if style.read_opponents:
+                        u = unseen[f]
+                        keep += min(u, 4) * 1.5
+                        if u == 0:
+                            keep -= 6
+                keep -= VALUE[c] * urgency * (0.8 if k <= 1 else 0.3)
+            # danger: the next player taking the pile with this card
+            danger = 0.0
+            if next_is_opp and not IS_WILD[c] and f != F_BLACK3:
+                if style.read_opponents:
+                    p = ev.take_probability(st, nxt, f, unseen, memory)
+                else:
+                    osd = st.side_of[nxt]
+                    p = 0.8 if (st.melds[osd][f] is not None and not pile_frozen_all) else 0.15
+                danger = p * (pile_v + 15)
+            elif not next_is_opp and not IS_WILD[c] and style.read_opponents:
+                # feeding a partner (three-player partnership) is mildly good
+                danger = -3.0 * len(st.pile) * (1 if melds[f] is not None else 0)
+            score = -(keep + danger)
+            if style.noise and rng is not None:
+                score += rng.gauss(0.0, style.noise)
+            out.append((score - 50.0, a))
+        return out
+
+    # ------------------------------------------------------------------ going out
+
+    def wants_out(self, st: State, go: Action) -> bool:
+        """Does going out now pay for the side (compared with playing on)?"""
+        seat = st.turn
+        side = st.side_of[seat]
+        if len(st.stock) < 10:
+            return True
+        mine = ev.side_table_score(st, side) + 100
+        # cards melded by the going-out action
+        if isinstance(go, Meld):
+            mine += sum(VALUE[c] for g in go.groups for c in g.cards)
+            if go.discard is not None:
+                pass
+        mine -= ev.hand_estimate(st, side, viewer=-1) - AVG_OWN * len(st.hands[seat])
+        best_opp = -10**9
+        opp_sides = {st.side_of[o] for o in ev.opponents(st, seat)}
+        for osd in opp_sides:
+            theirs = ev.side_table_score(st, osd) - ev.hand_estimate(st, osd, viewer=-1)
+            best_opp = max(best_opp, theirs)
+        lead = mine - best_opp
+        if lead >= -50:
+            return True
+        # behind: playing on only pays when the side can still catch up and has time
+        pot = ev.side_potential(st, side)
+        opp_pot = max((ev.side_potential(st, o) for o in opp_sides), default=0.0)
+        if ev.threat(st, seat) >= 0.4:
+            return True
+        return lead + pot - opp_pot < -150
+
+    def answer(self, st: State) -> bool:
+        """The partner's answer to "May I go out?": yes unless holding back pays."""
+        if not self.style.judge_going_out:
+            return True
+        me = st.turn
+        pen = ev.hand_penalty(st, me)
+        if pen <= 60 or len(st.stock) < 12:
+            return True
+        side = st.side_of[me]
+        # many cards that could still become melds: ask to play on
+        fc = st.fc[me]
+        meldable = sum(fc[f] for f in range(len(fc)) if fc[f] >= 2 or (st.melds[side][f] is not None and fc[f]))
+        return meldable < 4 and pen <= 120
+
+
+AVG_OWN = ev.AVG_CARD
