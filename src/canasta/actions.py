@@ -76,6 +76,8 @@ ASK = Ask()
 YES = Answer(True)
 NO = Answer(False)
 DECLINE = Decline()
+#: the discard action of each card code, shared (actions are immutable)
+DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in range(53))
 
 
 def group(rank: str, cards: str | list[str]) -> Group:

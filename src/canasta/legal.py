@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .actions import ASK, DECLINE, DRAW, NO, YES, Action, Discard, Group, Meld, TakePile
+from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Discard, Group, Meld, TakePile
 from .cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, IS_WILD, MELD_FACES, VALUE
 
 if TYPE_CHECKING:
@@ -407,9 +407,9 @@ def _play_actions(state: State) -> list[Action]:
     if ask == "yes":
         return [go] if go is not None else []
     if h > 1:
-        out.extend(Discard(c) for c in sorted(set(hand)))
+        out.extend([DISCARDS[c] for c in sorted(set(hand))])
     elif have >= need and ask != "no":
-        out.append(Discard(hand[0]))
+        out.append(DISCARDS[hand[0]])
     if s.ask_partner and ask is None and not state.turn_melded and go is not None:
         out.append(ASK)
     if state.nmelds[side]:

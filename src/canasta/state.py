@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import legal as _legal
 from .actions import Action, Answer, Discard, Group, Meld, TakePile
 from .cards import (
     F_BLACK3,
@@ -380,9 +381,7 @@ class State:
             raise _ill("already_asked", "R11", "you have already asked this turn")
         if self.turn_melded:
             raise _ill("ask_before_melding", "R11", "ask before melding anything this turn")
-        from .legal import can_go_out
-
-        if can_go_out(self) is None:
+        if _legal.can_go_out(self) is None:
             raise _ill("cannot_go_out_now", "R11", "you may only ask when you could go out now")
 
     def _check_discard(self, card: int) -> None:
@@ -824,9 +823,7 @@ class State:
         self.ask = None
         self.asker = None
         if not self.stock:
-            from .legal import plan_pile_pickup
-
-            if plan_pile_pickup(self) is None:  # R12.2: nobody can draw: the hand ends at once
+            if _legal.plan_pile_pickup(self) is None:  # R12.2: nobody can draw: the hand ends at once
                 self._end("stock_empty", None, False)
 
     def _end(self, reason: str, went_out: int | None, concealed: bool) -> None:
@@ -837,21 +834,15 @@ class State:
 
     def legal_actions(self) -> list[Action]:
         """A useful set of legal actions for the player to act (see :mod:`canasta.legal`)."""
-        from .legal import legal_actions
-
-        return legal_actions(self)
+        return _legal.legal_actions(self)
 
     def can_go_out(self) -> Meld | Discard | None:
         """A complete going-out action for the player to act, or None."""
-        from .legal import can_go_out
-
-        return can_go_out(self)
+        return _legal.can_go_out(self)
 
     def plan_pile_pickup(self) -> TakePile | None:
         """A legal way to take the pile now (meeting the opening minimum), or None."""
-        from .legal import plan_pile_pickup
-
-        return plan_pile_pickup(self)
+        return _legal.plan_pile_pickup(self)
 
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may know (``None``: a spectator, no hand at all)."""
