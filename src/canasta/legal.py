@@ -370,7 +370,39 @@ def _take_options(state: State) -> list[TakePile]:
     side = state.side_of[state.turn]
     if not state.nmelds[side]:
         return _opening_take(state)
-    return [a for a in _take_candidates(state) if state.check(a) is None]
+    candidates = _take_candidates(state)
+    legal = [a for a in candidates if state.check(a) is None]
+    if candidates and not legal:
+        # Every simple way leaves too few cards (R10.2): taking is still legal if the take can
+        # meld the whole hand with enough canastas, going out.
+        out = _take_going_out(state)
+        if out is not None:
+            legal.append(out)
+    return legal
+
+
+def _take_going_out(state: State) -> TakePile | None:
+    """A take that melds the top card and the whole hand (possible only with a one-card pile)."""
+    if len(state.pile) != 1:
+        return None
+    top = state.pile[-1]
+    probe = state.copy(history=False)
+    seat = probe.turn
+    probe.hands[seat].append(top)
+    probe.fc[seat][FACE[top]] += 1
+    groups = _meld_all(probe, seat, None)
+    if groups is None:
+        return None
+    r = FACE[top]
+    fixed = []
+    for g in groups:
+        if g.rank == r:
+            cards = list(g.cards)
+            cards.remove(top)
+            g = Group(r, tuple(cards))
+        fixed.append(g)
+    action = TakePile(tuple(fixed))
+    return action if state.check(action) is None else None
 
 
 # ---------------------------------------------------------------------------- legal actions
