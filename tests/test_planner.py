@@ -1,0 +1,39 @@
+"""The pile-pickup planner and the going-out solver find legal actions whenever one exists."""
+
+from __future__ import annotations
+
+from canasta.actions import action_to_text
+from tests.core.helpers import state
+
+
+def test_r8_r10_take_that_goes_out_when_a_simple_take_would_leave_one_card() -> None:
+    # Seat 0 holds KS KS QH; the pile is one king; the side's queens are one short of a canasta.
+    # Taking with the pair alone would leave the queen (R10.2, no canasta): illegal. Taking with the
+    # pair and adding the queen completes the canasta and goes out: legal, so the planner finds it.
+    st = state(
+        hands=["KS KS QH", "4C 4D 5C 5D 6C", "4H 4S 5H 5S 6D", "7C 7D 8C 8D 9C"],
+        melds=[{"Q": "QC QC QD QD QS QS"}, {}],
+        pile="KD",
+        turn=0,
+    )
+    plan = st.plan_pile_pickup()
+    assert plan is not None
+    assert st.check(plan) is None
+    st.apply(plan)
+    assert st.is_over and st.result is not None and st.result.went_out == 0
+    assert "take" in action_to_text(plan)
+
+
+def test_r10_solver_finds_going_out_with_a_discard_and_wilds_to_finish_the_canasta() -> None:
+    st = state(
+        hands=["5C 5D 5H 2C JK 9S", "4C 4D 7S 6C 6D", "4H 4S 6H 6S 7D", "7C 8D 8C 8H 9C"],
+        melds=[{"5": "5S 5S 5D 5H"}, {}],
+        pile="TC",
+        turn=0,
+        phase="play",
+        drew="stock",
+    )
+    go = st.can_go_out()
+    assert go is not None and st.check(go) is None
+    st.apply(go)
+    assert st.is_over and st.result is not None and st.result.went_out == 0
