@@ -66,7 +66,7 @@ def _deal_task(job: tuple[str, str, str, int, int, dict[str, Any]]) -> tuple[int
     for k, seating in enumerate(seatings(settings.players)):
         game = Game(settings, decks=[deck], first_dealer=index % settings.players)
         bots = _players(seating, a, b, seed * 1_000_003 + index * 7 + k, options)
-        play_hand(game.state, bots)
+        play_hand(game, bots)
         assert game.state.result is not None
         diffs.append(_a_minus_b(game.state.result.team_deltas, seating, game.state.team_of))
     return index, sum(diffs) / len(diffs)

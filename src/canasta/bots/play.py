@@ -25,14 +25,19 @@ class HandStats:
     reason: str = ""
 
 
-def play_hand(state: State, seats: list[Player], stats: HandStats | None = None) -> HandStats:
-    """Play the current hand to its end, each seat's player choosing from its view."""
+def play_hand(game: Game | State, seats: list[Player], stats: HandStats | None = None) -> HandStats:
+    """Play the current hand to its end, each seat's player choosing from its view.
+
+    Given a :class:`Game`, actions go through ``game.apply`` so the match scores follow.
+    """
     stats = stats or HandStats()
+    state = game.state if isinstance(game, Game) else game
+    apply = game.apply
     while not state.is_over:
         seat = state.turn
         view = state.view(seat)
         action = seats[seat].choose(view)
-        state.apply(action)  # validates: an illegal action raises IllegalAction
+        apply(action)  # validates: an illegal action raises IllegalAction
         stats.actions += 1
         kind = action.kind
         stats.decisions[kind] = stats.decisions.get(kind, 0) + 1
@@ -46,7 +51,7 @@ def play_hand(state: State, seats: list[Player], stats: HandStats | None = None)
 def play_match(game: Game, seats: list[Player], max_hands: int = 200) -> Game:
     """Play a match to its end (or ``max_hands`` hands)."""
     for _ in range(max_hands):
-        play_hand(game.state, seats)
+        play_hand(game, seats)
         if game.is_over:
             break
         game.next_hand()

@@ -1,0 +1,137 @@
+"""Computer players: legal, never stalled, blind to hidden cards; the arena's JSON contract."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from canasta import PRESETS, Game, Resampler, Settings
+from canasta.bots import make_player
+from canasta.bots.arena import run_arena
+from canasta.bots.play import play_hand
+
+FAST_EXPERT = {"iterations": 6, "time_budget": None}
+PRESET_NAMES = list(PRESETS)
+
+
+def _bots(players: int, levels: list[str], seed: int) -> list:
+    out = []
+    for s in range(players):
+        level = levels[s % len(levels)]
+        opts = FAST_EXPERT if level == "expert" else {}
+        out.append(make_player(level, seed=seed * 10 + s, **opts))
+    return out
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_bot_only_hands_are_legal_and_terminate(preset: str) -> None:
+    """40 hands per preset with every heuristic level mixed: no illegal action, no stall."""
+    settings = Settings.preset(preset)
+    mixes = [["normal", "beginner"], ["beginner", "random"], ["normal"], ["random", "normal", "beginner"]]
+    reasons = set()
+    for i in range(40):
+        game = Game(settings, seed=f"test:{preset}:{i}")
+        stats = play_hand(game, _bots(settings.players, mixes[i % len(mixes)], i))
+        assert game.state.is_over
+        assert game.state.total_cards() == 108
+        reasons.add(stats.reason)
+    assert "went_out" in reasons
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_expert_plays_a_legal_hand(preset: str) -> None:
+    settings = Settings.preset(preset)
+    game = Game(settings, seed=f"expert:{preset}")
+    play_hand(game, _bots(settings.players, ["expert", "normal"], 3))
+    assert game.state.is_over
+
+
+def test_ask_partner_hands_with_every_level() -> None:
+    """R11 on: asking and answering are exercised and always legal."""
+    settings = Settings.preset("classic", ask_partner=True)
+    asked = 0
+    for i in range(40):
+        game = Game(settings, seed=f"ask:{i}")
+        levels = ["normal", "beginner"] if i % 2 else ["beginner", "random", "normal", "normal"]
+        stats = play_hand(game, _bots(4, levels, i))
+        asked += stats.decisions.get("ask", 0)
+    game = Game(settings, seed="ask:expert")
+    play_hand(game, _bots(4, ["expert", "normal"], 1))
+    assert asked > 0
+
+
+def test_full_matches_finish() -> None:
+    from canasta.bots.play import play_match
+
+    for preset in ("two-player-quick", "three-player"):
+        game = Game(Settings.preset(preset, target=1500), seed=f"match:{preset}")
+        play_match(game, _bots(game.settings.players, ["normal", "beginner"], 2))
+        assert game.is_over and game.winners
+
+
+def _positions(preset: str, count: int, seed: int) -> list:
+    """States at decision points from Normal-vs-Beginner hands."""
+    settings = Settings.preset(preset)
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        game = Game(settings, seed=f"pos:{preset}:{seed}:{i}")
+        st = game.state
+        bots = _bots(settings.players, ["normal", "beginner"], i)
+        stop = rng.randrange(1, 60)
+        n = 0
+        while not st.is_over and n < stop:
+            st.apply(bots[st.turn].choose(st.view(st.turn)))
+            n += 1
+        if not st.is_over:
+            out.append(st)
+    return out
+
+
+@pytest.mark.parametrize("level", ["beginner", "normal", "expert"])
+@pytest.mark.parametrize("preset", ["classic", "two-player", "three-player"])
+def test_decision_ignores_hidden_cards(level: str, preset: str) -> None:
+    """Resampling the other hands and the stock does not change a seeded player's decision."""
+    checked = 0
+    for st in _positions(preset, 6 if level == "expert" else 15, 11):
+        seat = st.turn
+        view = st.view(seat)
+        other = Resampler(view).sample(random.Random(99))
+        assert other.hands[seat] == st.hands[seat] or sorted(other.hands[seat]) == sorted(st.hands[seat])
+        differs = other.stock != st.stock or any(
+            sorted(other.hands[s]) != sorted(st.hands[s]) for s in range(st.players) if s != seat
+        )
+        opts = FAST_EXPERT if level == "expert" else {}
+        a = make_player(level, seed=7, **opts).choose(view)
+        b = make_player(level, seed=7, **opts).choose(other.view(seat))
+        assert a == b
+        assert st.check(a) is None
+        checked += differs
+    assert checked > 0
+
+
+def test_arena_json_keys_and_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_arena("normal", "beginner", "two-player-quick", 4, 1, seed=5, matches=2, json_out=True, progress=False)
+    printed = json.loads(capsys.readouterr().out)
+    for key in ("mean_diff", "ci95", "deals", "match_win_rate", "matches", "elo"):
+        assert key in printed and key in out
+    assert printed["deals"] == 4 and printed["matches"] == 2
+    assert len(printed["ci95"]) == 2 and printed["ci95"][0] <= printed["mean_diff"] <= printed["ci95"][1]
+    again = run_arena("normal", "beginner", "two-player-quick", 4, 2, seed=5, json_out=True, progress=False)
+    assert again["mean_diff"] == out["mean_diff"]
+
+
+def test_arena_cli_main(capsys: pytest.CaptureFixture[str]) -> None:
+    from canasta.bots.arena import main
+
+    assert main(["--a", "random", "--b", "beginner", "--preset", "three-player", "--deals", "2",
+                 "--seed", "3", "--json", "--no-progress"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["deals"] == 2 and data["match_win_rate"] is None
+
+
+def test_unknown_level() -> None:
+    with pytest.raises(ValueError):
+        make_player("grandmaster")
