@@ -193,8 +193,9 @@ def state_from_position(data: Any) -> State:
     for c, copies in enumerate(counts):
         if copies != COPIES[c]:
             raise _bad(f"the position holds {copies} × {card_str(c)}; a pack has {COPIES[c]}")
-    if any(FACE[c] == F_RED3 for c in st.pile[st.pile_red3 :]) and st.pile_red3:
-        raise _bad("a red three can only lie at the bottom of the pile (turned up at the start)")
+    reds_at = [i for i, c in enumerate(st.pile) if FACE[c] == F_RED3]
+    if reds_at and any(not IS_WILD[c] and FACE[c] != F_RED3 for c in st.pile[: reds_at[-1]]):
+        raise _bad("a red three can only be in the pile among the cards turned up at the start (R3.3)")
     if phase == "over":
         raise _bad("a finished hand is not a position: load the record instead")
     if phase == "draw" and not st.stock and st.plan_pile_pickup() is None:
