@@ -8,6 +8,7 @@ action (say, melding three of four kings) can still be applied; this set never e
 
 from __future__ import annotations
 
+from bisect import insort
 from typing import TYPE_CHECKING
 
 from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Discard, Group, Meld, TakePile
@@ -49,7 +50,7 @@ def can_go_out(state: State) -> Meld | Discard | None:
     if state.phase != "play" or state.ask in ("pending", "no"):
         return None
     seat = state.turn
-    hand = sorted(state.hands[seat])
+    hand = state.hands[seat]
     side = state.side_of[seat]
     need = state.settings.canastas_to_go_out
     if len(hand) == 1:
@@ -102,7 +103,7 @@ def can_go_out(state: State) -> Meld | Discard | None:
 def _meld_all(state: State, seat: int, discard: int | None) -> tuple[Group, ...] | None:
     """Groups melding the whole hand except ``discard``, with enough canastas, or None."""
     s = state.settings
-    hand = sorted(state.hands[seat])
+    hand = list(state.hands[seat])
     if discard is not None:
         hand.remove(discard)
     if not hand:
@@ -207,7 +208,7 @@ def _pile_takeable(state: State) -> bool:
 def _take_candidates(state: State) -> list[TakePile]:
     """Each distinct way to take the pile for an opened side (not checked)."""
     seat = state.turn
-    hand = sorted(state.hands[seat])
+    hand = state.hands[seat]
     side = state.side_of[seat]
     top = state.pile[-1]
     r = FACE[top]
@@ -282,7 +283,7 @@ def _rank_of(cards: list[int]) -> int:
 def _opening_take(state: State) -> list[TakePile]:
     """Takes for an unopened side: a small plan meeting the minimum, and the largest plan."""
     seat = state.turn
-    hand = sorted(state.hands[seat])
+    hand = state.hands[seat]
     fc = state.fc[seat]
     top = state.pile[-1]
     r = FACE[top]
@@ -388,7 +389,7 @@ def _take_going_out(state: State) -> TakePile | None:
     top = state.pile[-1]
     probe = state.copy(history=False)
     seat = probe.turn
-    probe.hands[seat].append(top)
+    insort(probe.hands[seat], top)
     probe.fc[seat][FACE[top]] += 1
     groups = _meld_all(probe, seat, None)
     if groups is None:
@@ -456,7 +457,7 @@ def _play_actions(state: State) -> list[Action]:
 def _single_groups(state: State, out: list[Action]) -> None:
     s = state.settings
     seat = state.turn
-    hand = sorted(state.hands[seat])
+    hand = state.hands[seat]
     h = len(hand)
     side = state.side_of[seat]
     melds = state.melds[side]
@@ -510,7 +511,7 @@ def _single_groups(state: State, out: list[Action]) -> None:
 def _opening_melds(state: State, out: list[Action]) -> None:
     """Opening meld actions meeting the minimum: single groups, a greedy combination, the largest."""
     seat = state.turn
-    hand = sorted(state.hands[seat])
+    hand = state.hands[seat]
     fc = state.fc[seat]
     outnumber = state.settings.wild_limit == "outnumber"
     minimum = state.opening_minimum(seat)

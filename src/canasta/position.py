@@ -106,7 +106,7 @@ def state_from_position(data: Any) -> State:
     if phase not in PHASES:
         raise _bad(f"'phase' must be one of {', '.join(PHASES)}")
     st.turn, st.phase = turn, phase
-    st.hands = [_cards(h, f"hand of seat {i}") for i, h in enumerate(_seat_list(data, "hands", n))]
+    st.hands = [sorted(_cards(h, f"hand of seat {i}")) for i, h in enumerate(_seat_list(data, "hands", n))]
     for seat, hand in enumerate(st.hands):
         for c in hand:
             if FACE[c] == F_RED3:

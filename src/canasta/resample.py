@@ -85,7 +85,7 @@ class Resampler:
         base.known = [list(k) for k in view.known]
         base.history = list(view.history)
         base.result = view.result
-        base.hands = [list(view.known[s]) if s != seat else list(view.hand) for s in range(view.players)]
+        base.hands = [list(view.known[s]) if s != seat else sorted(view.hand) for s in range(view.players)]
         self.base = base
 
     def sample(self, rng: random.Random, *, history: bool = True) -> State:
@@ -105,6 +105,7 @@ class Resampler:
         state.stock = stock
         fc = state.fc
         for s, hand in enumerate(state.hands):
+            hand.sort()
             f = [0] * NUM_FACES
             for c in hand:
                 f[FACE[c]] += 1

@@ -6,6 +6,7 @@ scoring in :mod:`canasta.scoring`; views in :mod:`canasta.view`.
 
 from __future__ import annotations
 
+from bisect import insort
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import legal as _legal
@@ -93,7 +94,7 @@ class State:
     dealer: int
     scores: tuple[int, ...]
     team_of: tuple[int, ...]
-    hands: list[list[int]]
+    hands: list[list[int]]  # each kept sorted by card code
     fc: list[list[int]]
     stock: list[int]
     pile: list[int]
@@ -213,6 +214,8 @@ class State:
                 need -= 1
             self.red3[seat].extend(exposed)
             self.history.append(Event(seat, None, tuple(drawn), len(drawn), tuple(exposed), ()))
+        for hand in self.hands:
+            hand.sort()
         self.turn_start_melded = False
         return self
 
@@ -691,7 +694,7 @@ class State:
                     self._end("red_three_last", None, False)
                     return
                 continue
-            hand.append(c)
+            insort(hand, c)
             fc[FACE[c]] += 1
             drawn.append(c)
             need -= 1
@@ -772,6 +775,7 @@ class State:
                 fc[f] += 1
                 known.append(c)
                 taken.append(c)
+        hand.sort()
         self.history.append(Event(seat, action, (), 0, tuple(exposed), tuple(taken)))
         self.phase = "play"
         self.drew = "pile"
