@@ -3,8 +3,8 @@
 ``make_position`` takes the interesting parts of a position (hands, melds, pile, red threes, the
 top of the stock) and puts every remaining card of the 108-card pack somewhere harmless: by
 default in the stock, below ``stock_top``, with red threes at the very bottom so that draws are
-predictable.  ``fill`` may instead name a seat whose hand receives the remaining cards (for
-empty-stock positions).
+predictable.  ``fill`` may instead name a seat whose hand receives the remaining cards, or ``"pile"`` to
+put them at the bottom of the pile (for empty-stock positions).
 """
 
 from __future__ import annotations
@@ -92,6 +92,9 @@ def make_position(
         stock_l = list(top_l)
     if fill == "stock":
         stock_l += remaining
+    elif fill == "pile":  # under the given pile cards, red threes at the very bottom
+        reds = [c for c in remaining if FACE[parse_card(c)] == F_RED3]
+        pile_l = reds + [c for c in remaining if c not in reds] + pile_l
     elif isinstance(fill, int):
         reds = [c for c in remaining if FACE[parse_card(c)] == F_RED3]
         assert not reds, "a hand cannot hold red threes: place them explicitly"
