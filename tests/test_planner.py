@@ -37,3 +37,28 @@ def test_r10_solver_finds_going_out_with_a_discard_and_wilds_to_finish_the_canas
     assert go is not None and st.check(go) is None
     st.apply(go)
     assert st.is_over and st.result is not None and st.result.went_out == 0
+
+
+def test_r6_r10_unopened_take_holds_back_cards_to_keep_two() -> None:
+    # Unopened side needs 50. Melding everything (kings with the top, five queens) counts 80 but
+    # leaves no card without a canasta (R10.2); holding back two queens still counts 60.
+    st = state(
+        hands=["KS KS QH QH QD QD QS", "4C 4D 5C 5D 6C", "4H 4S 5H 5S 6D", "7C 7D 8C 8D 9C"],
+        pile="KD",
+        turn=0,
+    )
+    plan = st.plan_pile_pickup()
+    assert plan is not None and st.check(plan) is None
+    st.apply(plan)
+    assert len(st.hands[0]) == 2
+    assert st.opened(0)
+
+
+def test_r6_no_pickup_when_the_minimum_needs_the_whole_hand() -> None:
+    st = state(
+        hands=["KS KS QH QH QD", "4C 4D 5C 5D 6C", "4H 4S 5H 5S 6D", "7C 7D 8C 8D 9C"],
+        pile="KD",
+        turn=0,
+    )
+    assert st.plan_pile_pickup() is None
+    assert all(a.kind != "take" for a in st.legal_actions())

@@ -316,41 +316,35 @@ def _opening_take(state: State) -> list[TakePile]:
 
 
 def _trimmed_takes(state: State, full: list[list[int]]) -> list[TakePile]:
-    """When the largest plan leaves too few cards (R10.2), try holding some cards back."""
-    top = state.pile[-1]
-    r = FACE[top]
-    # Remove cards one at a time, cheapest first, keeping every group legal where possible.
+    """When the largest plan leaves too few cards (R10.2), hold back the cheapest cards."""
+    r = FACE[state.pile[-1]]
+    outnumber = state.settings.wild_limit == "outnumber"
     plan = [list(g) for g in full]
-    for _ in range(sum(len(g) for g in plan)):
-        groups = tuple(Group(r if i == 0 else _rank_of(g), tuple(g)) for i, g in enumerate(plan) if g)
-        action = TakePile(groups)
-        err = state.check(action)
-        if err is None:
+    while True:
+        action = TakePile(tuple(Group(r if i == 0 else _rank_of(g), tuple(g)) for i, g in enumerate(plan)))
+        if state.check(action) is None:
             return [action]
-        if err.code not in ("would_leave_one_card_without_canasta", "cannot_go_out_without_canasta"):
-            # try dropping a whole non-forced group instead
-            pass
-        # choose the cheapest removable card: a wild beyond the minimum, a 4th+ natural, or a group
-        best = None
+        best: tuple[int, int, int] | None = None  # (value, group, card) of the cheapest removable card
         for i, g in enumerate(plan):
+            extra = 1 if i == 0 else 0
+            if len(g) + extra <= 3:
+                continue
             nat = [c for c in g if not IS_WILD[c]]
             wild = [c for c in g if IS_WILD[c]]
-            min_nat = 2
-            if wild and (len(nat) + (1 if i == 0 else 0)) >= 3 or (wild and len(g) + (1 if i == 0 else 0) > 3):
-                cand = min(wild, key=lambda c: VALUE[c])
-                best = (VALUE[cand], i, cand) if best is None or VALUE[cand] < best[0] else best
-            if len(nat) > min_nat and len(nat) + len(wild) + (1 if i == 0 else 0) > 3:
-                cand = min(nat, key=lambda c: VALUE[c])
-                best = (VALUE[cand], i, cand) if best is None or VALUE[cand] < best[0] else best
-        if best is None:
-            # drop the cheapest whole non-forced group
-            if len(plan) <= 1:
-                return []
-            j = min(range(1, len(plan)), key=lambda i: sum(VALUE[c] for c in plan[i]))
-            plan.pop(j)
-            continue
-        plan[best[1]].remove(best[2])
-    return []
+            options = []
+            if wild:
+                options.append(min(wild, key=lambda c: VALUE[c]))
+            if len(nat) > 2 and (not outnumber or len(nat) - 1 + extra > len(wild)):
+                options.append(min(nat, key=lambda c: VALUE[c]))
+            for c in options:
+                if best is None or VALUE[c] < best[0]:
+                    best = (VALUE[c], i, c)
+        if best is not None:
+            plan[best[1]].remove(best[2])
+        elif len(plan) > 1:
+            plan.pop(min(range(1, len(plan)), key=lambda i: sum(VALUE[c] for c in plan[i])))
+        else:
+            return []
 
 
 def plan_pile_pickup(state: State) -> TakePile | None:
