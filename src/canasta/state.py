@@ -24,7 +24,7 @@ from .cards import (
     VALUE,
     card_str,
 )
-from .errors import IllegalAction
+from .errors import CanastaError, IllegalAction
 from .rules import Settings, opening_minimum
 from .scoring import HandResult, score_hand
 
@@ -218,6 +218,24 @@ class State:
             hand.sort()
         self.turn_start_melded = False
         return self
+
+    @classmethod
+    def new_hand(
+        cls,
+        settings: Settings,
+        *,
+        seed: int | str | None = None,
+        deck: list[int] | None = None,
+        dealer: int = 0,
+    ) -> State:
+        """Deal a single hand from a seed or an explicit deck order (card codes or strings)."""
+        from .game import check_deck, deck_for
+
+        if deck is None:
+            if seed is None:
+                raise CanastaError("no_deck", "give a seed or a deck")
+            deck = deck_for(seed, 1)
+        return cls.deal(settings, check_deck(deck), dealer=dealer)
 
     def copy(self, *, history: bool = True) -> State:
         """An independent copy (``history=False`` shares nothing and drops the history: faster)."""
