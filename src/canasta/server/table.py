@@ -1,0 +1,732 @@
+"""One table: a match, its seats and the worker that handles the table's messages in order.
+
+Every message for a table (a client's message, a socket joining or leaving, a computer seat's
+turn) goes through the table's queue, so one asyncio task changes the table at a time.  The
+rules are the core's: the table asks the core what is legal and applies actions through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import logging
+import random
+import re
+import zlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..actions import Action, Meld, action_from_json, action_to_json, action_to_text
+from ..errors import CanastaError
+from ..game import Game
+from ..rules import Settings
+from .db import StatsDelta, Store, TableRow
+from .players import ComputerPlayer, make_computer
+
+log = logging.getLogger("canasta.server")
+
+#: the largest client message accepted (bytes of UTF-8 text)
+MAX_MESSAGE_BYTES = 64 * 1024
+MAX_DELAY_MS = 10_000
+MODES = ("computer", "local")
+
+
+class TableError(Exception):
+    """A rejected message: answered with ``{"type": "error", "code", "message"}``."""
+
+    def __init__(self, code: str, message: str, section: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.section = section
+
+
+def error_message(
+    code: str, message: str, *, version: int | None = None, section: str | None = None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if section is not None:
+        out["section"] = section
+    if version is not None:
+        out["version"] = version
+    return out
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who plays a seat: a human, or the computer at a level."""
+
+    name: str
+    kind: str  # "human" | "computer"
+    level: str | None
+    role: str  # "you" | "partner" | "opponent" | "player"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "level": self.level, "role": self.role}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SeatInfo:
+        return cls(
+            name=str(d["name"]),
+            kind=str(d["kind"]),
+            level=d.get("level"),
+            role=str(d.get("role", "player")),
+        )
+
+
+def computer_seats(players: int, difficulty: str) -> list[SeatInfo]:
+    """Seat 0 is the human; in four-player games seat 2 is the computer partner at Normal."""
+    names = {
+        2: ["You", "Computer"],
+        3: ["You", "Left", "Right"],
+        4: ["You", "Left", "Partner", "Right"],
+    }[players]
+    seats = [SeatInfo(names[0], "human", None, "you")]
+    for s in range(1, players):
+        if players == 4 and s == 2:
+            seats.append(SeatInfo(names[s], "computer", "normal", "partner"))
+        else:
+            seats.append(SeatInfo(names[s], "computer", difficulty, "opponent"))
+    return seats
+
+
+def local_seats(players: int) -> list[SeatInfo]:
+    return [SeatInfo(f"Player {s + 1}", "human", None, "player") for s in range(players)]
+
+
+@dataclass(eq=False)
+class Conn:
+    """One websocket: what it may see is decided per message by the table."""
+
+    profile: str | None
+    owner: bool
+    outbox: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.outbox.put_nowait(message)
+
+    def close(self) -> None:
+        self.outbox.put_nowait(None)
+
+
+@dataclass
+class _Incoming:
+    conn: Conn
+    raw: str
+
+
+@dataclass
+class _Joined:
+    conn: Conn
+
+
+@dataclass
+class _Left:
+    conn: Conn
+
+
+@dataclass
+class _BotTurn:
+    version: int
+
+
+@dataclass
+class _Stop:
+    pass
+
+
+_Item = _Incoming | _Joined | _Left | _BotTurn | _Stop
+_MINIMUM_RE = re.compile(r"count (\d+); your side needs (\d+)")
+
+
+def _version_of(msg: dict[str, Any]) -> int:
+    v = msg.get("version")
+    if type(v) is not int:
+        raise TableError(
+            "bad_message",
+            "this message needs the integer 'version' of the state it was made against",
+        )
+    return v
+
+
+def _action_of(msg: dict[str, Any]) -> Action:
+    if "action" not in msg:
+        raise TableError("bad_message", "this message needs an 'action'")
+    try:
+        return action_from_json(msg["action"])
+    except CanastaError as e:
+        raise TableError(e.code, e.message) from e
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        raise TableError("bad_action", f"not an action: {e}") from e
+
+
+class Table:
+    """A table of the web app: one match at a time, its seats, version and handoff state."""
+
+    def __init__(
+        self,
+        *,
+        table_id: str,
+        profile: str | None,
+        mode: str,
+        seats: list[SeatInfo],
+        game: Game,
+        store: Store,
+        options: dict[str, Any],
+        version: int = 0,
+        paused: bool = False,
+        handoff: int | None = None,
+        viewer: int | None = None,
+        hands_counted: int = 0,
+        match_counted: bool = False,
+        created_at: dt.datetime | None = None,
+    ) -> None:
+        self.id = table_id
+        self.profile = profile
+        self.mode = mode
+        self.seats = seats
+        self.game = game
+        self.store = store
+        self.options = options
+        self.version = version
+        self.paused = paused
+        self.handoff = handoff
+        self.viewer = viewer
+        self.hands_counted = hands_counted
+        self.match_counted = match_counted
+        self.created_at = created_at or dt.datetime.now(dt.UTC)
+        self.conns: set[Conn] = set()
+        self.queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._players: dict[int, ComputerPlayer] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._handlers: dict[str, Callable[[Conn, dict[str, Any]], Awaitable[None]]] = {
+            "action": self._on_action,
+            "validate": self._on_validate,
+            "suggest": self._on_suggest,
+            "undo": self._on_undo,
+            "pause": self._on_pause,
+            "resume": self._on_resume,
+            "reveal": self._on_reveal,
+            "next_hand": self._on_next_hand,
+            "new_match": self._on_new_match,
+            "settings": self._on_settings,
+            "sync": self._on_sync,
+        }
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        table_id: str,
+        profile: str | None,
+        mode: str,
+        settings: Settings,
+        difficulty: str,
+        store: Store,
+        delay_ms: int,
+        seed: int | None = None,
+    ) -> Table:
+        """A new table with a freshly dealt match."""
+        players = settings.players
+        seats = computer_seats(players, difficulty) if mode == "computer" else local_seats(players)
+        seed = random.SystemRandom().randrange(2**62) if seed is None else seed
+        game = Game(settings, seed=seed)
+        options = {
+            "seats": [s.to_json() for s in seats],
+            "difficulty": difficulty,
+            "delay_ms": delay_ms,
+        }
+        table = cls(
+            table_id=table_id,
+            profile=profile,
+            mode=mode,
+            seats=seats,
+            game=game,
+            store=store,
+            options=options,
+        )
+        table._after_deal()
+        return table
+
+    @classmethod
+    def from_row(cls, row: TableRow, store: Store) -> Table:
+        """A table reloaded from its row: the record is replayed exactly by the core."""
+        game = Game.from_record(row.record)
+        seats = [SeatInfo.from_json(s) for s in row.options["seats"]]
+        return cls(
+            table_id=row.id,
+            profile=row.profile,
+            mode=row.mode,
+            seats=seats,
+            game=game,
+            store=store,
+            options=dict(row.options),
+            version=row.version,
+            paused=row.paused,
+            handoff=row.handoff,
+            viewer=row.viewer,
+            hands_counted=row.hands_counted,
+            match_counted=row.match_counted,
+            created_at=row.created_at,
+        )
+
+    def row_values(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "profile": self.profile,
+            "mode": self.mode,
+            "options": self.options,
+            "record": self.game.to_record(),
+            "version": self.version,
+            "status": self.status,
+            "paused": self.paused,
+            "handoff": self.handoff,
+            "viewer": self.viewer,
+            "hands_counted": self.hands_counted,
+            "match_counted": self.match_counted,
+            "created_at": self.created_at,
+        }
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def delay_ms(self) -> int:
+        return int(self.options.get("delay_ms", 0))
+
+    @property
+    def status(self) -> str:
+        if self.game.is_over:
+            return "match_over"
+        if self.game.state.is_over:
+            return "hand_over"
+        return "playing"
+
+    def owns(self, profile: str | None) -> bool:
+        return self.profile is None or profile == self.profile
+
+    def view_seat(self, conn: Conn | None) -> int | None:
+        """The seat whose view this connection is sent (None: the spectator view)."""
+        if conn is None or not conn.owner:
+            return None
+        if self.mode == "computer":
+            return 0
+        return None if self.handoff is not None else self.viewer
+
+    def info(self, conn: Conn | None = None) -> dict[str, Any]:
+        """The table part of a ``state`` message (and of ``GET /api/tables/{id}``)."""
+        g = self.game
+        return {
+            "id": self.id,
+            "mode": self.mode,
+            "status": self.status,
+            "paused": self.paused,
+            "delay_ms": self.delay_ms,
+            "difficulty": self.options.get("difficulty"),
+            "seat": self.view_seat(conn),
+            "seats": [s.to_json() for s in self.seats],
+            "handoff": self.handoff,
+            "can_undo": self._can_undo(conn),
+            "match": {
+                "scores": list(g.scores),
+                "target": g.settings.target,
+                "hand_number": g.hand_number,
+                "over": g.is_over,
+                "winners": list(g.winners),
+                "hands": [
+                    {"number": h.number, "dealer": h.dealer, "result": h.result.to_json()}
+                    for h in g.hands
+                    if h.result is not None
+                ],
+            },
+        }
+
+    def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
+        """A full redraw for one recipient, built from that recipient's view only."""
+        view = self.game.state.view(self.view_seat(conn)).to_json()
+        history = view["history"]
+        event = history[-1] if change == "action" and history else None
+        return {
+            "type": "state",
+            "version": self.version,
+            "change": change,
+            "view": view,
+            "table": self.info(conn),
+            "event": event,
+        }
+
+    # ------------------------------------------------------------------ the worker
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
+        self._schedule_bot()
+
+    async def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._task is not None:
+            self.queue.put_nowait(_Stop())
+            try:
+                await asyncio.wait_for(self._task, timeout=10)
+            except (TimeoutError, asyncio.CancelledError):  # pragma: no cover - a stuck bot
+                self._task.cancel()
+        for conn in list(self.conns):
+            conn.close()
+
+    def join(self, conn: Conn) -> None:
+        self.queue.put_nowait(_Joined(conn))
+
+    def leave(self, conn: Conn) -> None:
+        self.queue.put_nowait(_Left(conn))
+
+    def submit(self, conn: Conn, raw: str) -> None:
+        self.queue.put_nowait(_Incoming(conn, raw))
+
+    async def _run(self) -> None:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, _Stop):
+                return
+            try:
+                await self._process(item)
+            except Exception:  # the table carries on whatever one message did
+                log.exception("table %s: error while handling %r", self.id, type(item).__name__)
+
+    async def _process(self, item: _Item) -> None:
+        if isinstance(item, _Joined):
+            self.conns.add(item.conn)
+            item.conn.send(self.state_message(item.conn, "connect"))
+        elif isinstance(item, _Left):
+            self.conns.discard(item.conn)
+        elif isinstance(item, _BotTurn):
+            await self._bot_turn(item.version)
+        elif isinstance(item, _Incoming):
+            try:
+                await self._message(item.conn, item.raw)
+            except TableError as e:
+                item.conn.send(
+                    error_message(e.code, e.message, version=self.version, section=e.section)
+                )
+
+    async def _message(self, conn: Conn, raw: str) -> None:
+        if len(raw) > MAX_MESSAGE_BYTES or len(raw.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
+            raise TableError(
+                "message_too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
+            )
+        try:
+            msg = json.loads(raw)
+        except (ValueError, RecursionError) as e:
+            raise TableError("bad_message", "a message must be a JSON object") from e
+        if not isinstance(msg, dict):
+            raise TableError("bad_message", "a message must be a JSON object")
+        kind = msg.get("type")
+        handler = self._handlers.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            raise TableError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+        await handler(conn, msg)
+
+    async def _changed(self, change: str) -> None:
+        """After every change: bump the version, save, send each socket its view, go on."""
+        self.version += 1
+        st = self.game.state
+        if st.is_over:
+            self.handoff = None
+        elif self.mode == "local" and st.turn != self.viewer:
+            self.handoff = st.turn
+        deltas = self._stats_deltas()
+        try:
+            await self.store.save_table(self.row_values(), deltas)
+        except Exception:  # keep playing; the next change saves again
+            log.exception("table %s: could not save", self.id)
+        for conn in self.conns:
+            conn.send(self.state_message(conn, change))
+        self._schedule_bot()
+
+    def _after_deal(self) -> None:
+        if self.mode == "local":
+            self.handoff = self.game.state.turn
+            self.viewer = None
+
+    def _stats_deltas(self) -> list[StatsDelta]:
+        if self.mode != "computer" or not self.profile:
+            return []
+        g = self.game
+        finished = [h for h in g.hands if h.result is not None]
+        team = g.state.team_of[0]
+        delta = StatsDelta(self.profile)
+        changed = False
+        for h in finished[self.hands_counted :]:
+            assert h.result is not None
+            for side in h.result.sides:
+                if 0 in side.seats:
+                    delta.canastas += side.natural_canastas + side.mixed_canastas
+            score = h.result.team_deltas[team]
+            delta.best_hand = score if delta.best_hand is None else max(delta.best_hand, score)
+            changed = True
+        self.hands_counted = len(finished)
+        if g.is_over and not self.match_counted:
+            self.match_counted = True
+            delta.finished = True
+            delta.won = list(g.winners) == [team]
+            changed = True
+        return [delta] if changed else []
+
+    # ------------------------------------------------------------------ computer seats
+
+    def _player(self, seat: int) -> ComputerPlayer:
+        player = self._players.get(seat)
+        if player is None:
+            level = self.seats[seat].level or "normal"
+            seed = zlib.crc32(f"{self.game.seed}:{seat}".encode())
+            player = self._players[seat] = make_computer(level, seed)
+        return player
+
+    def _schedule_bot(self) -> None:
+        st = self.game.state
+        if self.paused or st.is_over or self.seats[st.turn].kind != "computer":
+            return
+        item = _BotTurn(self.version)
+        if self.delay_ms <= 0:
+            self.queue.put_nowait(item)
+        else:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = asyncio.get_running_loop().call_later(
+                self.delay_ms / 1000, self.queue.put_nowait, item
+            )
+
+    async def _bot_turn(self, version: int) -> None:
+        st = self.game.state
+        if version != self.version or self.paused or st.is_over:
+            return
+        seat = st.turn
+        if self.seats[seat].kind != "computer":
+            return
+        view = st.view(seat)
+        try:
+            action = await asyncio.to_thread(self._player(seat).choose, view)
+        except Exception:
+            log.exception(
+                "table %s: computer seat %d failed; playing its first legal action", self.id, seat
+            )
+            action = view.legal[0]
+        if st.check(action) is not None:
+            log.error(
+                "table %s: computer seat %d chose an illegal %s",
+                self.id,
+                seat,
+                action_to_text(action),
+            )
+            action = view.legal[0]
+        self.game.apply(action)
+        await self._changed("action")
+
+    # ------------------------------------------------------------------ seats and checks
+
+    def _controlled_seat(self, conn: Conn, msg: dict[str, Any]) -> int:
+        """The seat this connection plays now (pass-and-play: the revealed seat)."""
+        if not conn.owner:
+            raise TableError("not_your_table", "this table belongs to another profile")
+        if self.mode == "computer":
+            seat = 0
+        else:
+            if self.handoff is not None:
+                raise TableError(
+                    "hidden_until_reveal",
+                    f"pass the device: player {self.handoff + 1} must reveal first",
+                )
+            if self.viewer is None:
+                raise TableError("hidden_until_reveal", "reveal a seat first")
+            seat = self.viewer
+        claimed = msg.get("seat", seat)
+        if claimed != seat:
+            raise TableError(
+                "wrong_seat", f"this client plays seat {seat}, not {str(claimed)[:20]}"
+            )
+        return seat
+
+    def _acting_seat(self, conn: Conn, msg: dict[str, Any]) -> int:
+        seat = self._controlled_seat(conn, msg)
+        st = self.game.state
+        if st.is_over:
+            raise TableError("hand_over", "the hand is over: deal the next hand")
+        if st.turn != seat:
+            raise TableError("not_your_turn", f"it is seat {st.turn}'s turn")
+        return seat
+
+    def _check_version(self, msg: dict[str, Any]) -> None:
+        v = _version_of(msg)
+        if v != self.version:
+            raise TableError(
+                "stale_version",
+                f"the table is at version {self.version}, not {v}: redraw and retry",
+            )
+
+    def _check_owner(self, conn: Conn) -> None:
+        if not conn.owner:
+            raise TableError("not_your_table", "this table belongs to another profile")
+
+    def _undoable(self, seat: int) -> bool:
+        """R15: the seat's meld actions of this turn, and (computer mode) its discard until the next seat acts."""
+        st = self.game.state
+        actions = self.game.hands[-1].actions
+        if st.is_over or not actions or not st.history or st.history[-1].seat != seat:
+            return False
+        kind = actions[-1].kind
+        if kind == "meld":
+            return st.turn == seat
+        if kind == "discard":
+            return self.mode == "computer" and self.seats[st.turn].kind == "computer"
+        return False
+
+    def _can_undo(self, conn: Conn | None) -> bool:
+        if conn is None:
+            return False
+        try:
+            seat = self._controlled_seat(conn, {})
+        except TableError:
+            return False
+        return self._undoable(seat)
+
+    # ------------------------------------------------------------------ handlers
+
+    async def _on_action(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_version(msg)
+        self._acting_seat(conn, msg)
+        action = _action_of(msg)
+        error = self.game.state.check(action)
+        if error is not None:
+            raise TableError(error.code, error.message, error.section)
+        self.game.apply(action)
+        await self._changed("action")
+
+    async def _on_validate(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_version(msg)
+        seat = self._acting_seat(conn, msg)
+        action = _action_of(msg)
+        st = self.game.state
+        error = st.check(action)
+        side = st.side_of[seat]
+        minimum = None if st.opened(side) else st.opening_minimum(seat)
+        count = None
+        if error is not None and error.code == "opening_minimum_not_met":
+            m = _MINIMUM_RE.search(error.message)
+            if m:
+                count, minimum = int(m.group(1)), int(m.group(2))
+        conn.send(
+            {
+                "type": "validation",
+                "version": self.version,
+                "action": action_to_json(action),
+                "legal": error is None,
+                "code": None if error is None else error.code,
+                "section": None if error is None else error.section,
+                "message": "legal" if error is None else error.message,
+                "count": count,
+                "minimum": minimum,
+            }
+        )
+
+    async def _on_suggest(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_version(msg)
+        self._acting_seat(conn, msg)
+        st = self.game.state
+        action: Action | None = None
+        kind = "none"
+        if st.phase == "draw":
+            action = st.plan_pile_pickup()
+            kind = "pile_pickup"
+        elif st.phase == "play":
+            action = st.can_go_out()
+            kind = "go_out"
+            if action is None:
+                action = next((a for a in st.legal_actions() if isinstance(a, Meld)), None)
+                kind = "meld"
+        if action is None:
+            kind = "none"
+        conn.send(
+            {
+                "type": "suggestion",
+                "version": self.version,
+                "kind": kind,
+                "action": None if action is None else action_to_json(action),
+                "message": "no legal suggestion" if action is None else action_to_text(action),
+            }
+        )
+
+    async def _on_undo(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_version(msg)
+        seat = self._controlled_seat(conn, msg)
+        if not self._undoable(seat):
+            raise TableError(
+                "undo_unavailable",
+                "nothing to undo: only your melds of this turn (and, against the computer, "
+                "your discard until the next player acts) can be taken back",
+            )
+        record = self.game.to_record()
+        record["hands"][-1]["actions"].pop()
+        self.game = Game.from_record(record)
+        await self._changed("undo")
+
+    async def _on_pause(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if not self.paused:
+            self.paused = True
+            if self._timer is not None:
+                self._timer.cancel()
+            await self._changed("pause")
+
+    async def _on_resume(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if self.paused:
+            self.paused = False
+            await self._changed("resume")
+
+    async def _on_reveal(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if self.mode != "local":
+            raise TableError("wrong_mode", "reveal is only for pass-and-play tables")
+        seat = msg.get("seat")
+        if self.handoff is None:
+            raise TableError("nothing_to_reveal", "no handoff is pending")
+        if seat != self.handoff:
+            raise TableError("wrong_seat", f"it is player {self.handoff + 1}'s turn to reveal")
+        self.viewer = self.handoff
+        self.handoff = None
+        await self._changed("reveal")
+
+    async def _on_next_hand(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if not self.game.state.is_over:
+            raise TableError("hand_in_progress", "the current hand is not over")
+        if self.game.is_over:
+            raise TableError("match_over", "the match is over: start a new match")
+        self.game.next_hand()
+        self._after_deal()
+        await self._changed("next_hand")
+
+    async def _on_new_match(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if not self.game.is_over:
+            raise TableError("match_in_progress", "the match is not over")
+        self.game = Game(self.game.settings, seed=random.SystemRandom().randrange(2**62))
+        self._players.clear()
+        self.hands_counted = 0
+        self.match_counted = False
+        self._after_deal()
+        await self._changed("new_match")
+
+    async def _on_settings(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        delay = msg.get("delay_ms")
+        if type(delay) is not int or not 0 <= delay <= MAX_DELAY_MS:
+            raise TableError("bad_message", f"delay_ms must be an integer 0..{MAX_DELAY_MS}")
+        self.options = {**self.options, "delay_ms": delay}
+        await self._changed("settings")
+
+    async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
+        conn.send(self.state_message(conn, "sync"))
