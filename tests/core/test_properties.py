@@ -1,0 +1,259 @@
+"""Property tests (hypothesis, derandomized): random games over every preset.
+
+Each example plays one hand of a match with uniformly random legal actions and checks, along the
+way: all 108 cards accounted for; every listed legal action is legal (and, at sampled steps,
+applies without error); notation round-trips; position round-trips; views hide what they must;
+resampled states agree with the seat's view; the hand terminates; the match record replays to
+the same scores and final position.  Together the tests below play well over 1,000 hands.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
+
+from canasta import Game, Settings, position_to_json
+from canasta.actions import Discard, Group, Meld, TakePile
+from canasta.cards import F_BLACK3, FACE, IS_WILD, MELD_FACES
+
+from .invariants import (
+    check_notation,
+    check_position_round_trip,
+    check_resample,
+    check_state,
+    check_view_privacy,
+)
+
+CONFIGS = {
+    "classic": Settings.preset("classic"),
+    "classic-ask": Settings.preset("classic", ask_partner=True),
+    "bicycle": Settings.preset("bicycle"),
+    "two-player": Settings.preset("two-player"),
+    "two-player-quick": Settings.preset("two-player-quick"),
+    "three-player": Settings.preset("three-player"),
+}
+
+# 6 configurations x 170 hands = 1,020 random hands per run (plus the deep-check tests).
+HANDS_PER_CONFIG = 170
+MAX_STEPS = 4000
+
+FAST = settings(
+    max_examples=HANDS_PER_CONFIG,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+DEEP = settings(
+    max_examples=25,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+def play_hand(g: Game, rng: random.Random, *, deep: int = 0) -> int:
+    """Play the current hand to its end with uniformly random legal actions.
+
+    ``deep``: every ``deep``-th step runs the expensive checks (0: never).
+    """
+    st = g.state
+    steps = 0
+    while not st.is_over:
+        acts = st.legal_actions()
+        assert acts, f"no legal action in a live state: {position_to_json(st)}"
+        assert len(set(acts)) == len(acts), "duplicate legal actions"
+        for a in acts:
+            err = st.check(a)
+            assert err is None, f"listed action {a} is illegal: {err!r}"
+            check_notation(a)
+        if deep and steps % deep == 0:
+            for a in acts:  # every listed action applies without error
+                trial = st.copy()
+                trial.apply(a)
+                check_state(trial)
+            check_position_round_trip(st)
+            for seat in [None, *range(st.players)]:
+                check_view_privacy(st, seat, rng)
+            seat = rng.randrange(st.players)
+            check_resample(st, seat, rng, rollout=steps % (deep * 4) == 0)
+        g.apply(rng.choice(acts))
+        st = g.state
+        check_state(st)
+        steps += 1
+        assert steps < MAX_STEPS, "the hand does not terminate"
+    result = st.result
+    assert result is not None
+    assert result.reason in ("went_out", "stock_empty", "declined", "red_three_last")
+    assert (result.went_out is not None) == (result.reason == "went_out")
+    assert st.legal_actions() == []
+    return steps
+
+
+def check_replay(g: Game) -> None:
+    record = json.loads(json.dumps(g.to_record()))
+    again = Game.from_record(record)
+    assert again.scores == g.scores
+    assert again.is_over == g.is_over and again.winners == g.winners
+    assert position_to_json(again.state) == position_to_json(g.state)
+    assert [h.result.to_json() for h in again.hands if h.result] == [
+        h.result.to_json() for h in g.hands if h.result
+    ]
+    assert again.to_record() == record
+
+
+def _random_hand(config: str, seed: int) -> None:
+    g = Game(CONFIGS[config], seed=seed)
+    play_hand(g, random.Random(seed))
+    check_replay(g)
+
+
+@FAST
+@given(seed=hst.integers(0, 2**32 - 1))
+def test_random_hands_classic(seed):
+    _random_hand("classic", seed)
+
+
+@FAST
+@given(seed=hst.integers(0, 2**32 - 1))
+def test_random_hands_classic_ask_partner(seed):
+    _random_hand("classic-ask", seed)
+
+
+@FAST
+@given(seed=hst.integers(0, 2**32 - 1))
+def test_random_hands_bicycle(seed):
+    _random_hand("bicycle", seed)
+
+
+@FAST
+@given(seed=hst.integers(0, 2**32 - 1))
+def test_random_hands_two_player(seed):
+    _random_hand("two-player", seed)
+
+
+@FAST
+@given(seed=hst.integers(0, 2**32 - 1))
+def test_random_hands_two_player_quick(seed):
+    _random_hand("two-player-quick", seed)
+
+
+@FAST
+@given(seed=hst.integers(0, 2**32 - 1))
+def test_random_hands_three_player(seed):
+    _random_hand("three-player", seed)
+
+
+@DEEP
+@given(config=hst.sampled_from(sorted(CONFIGS)), seed=hst.integers(0, 2**32 - 1))
+def test_deep_checks_views_resampling_positions(config, seed):
+    g = Game(CONFIGS[config], seed=seed)
+    play_hand(g, random.Random(seed), deep=5)
+    check_replay(g)
+
+
+@settings(max_examples=12, derandomize=True, database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(config=hst.sampled_from(sorted(CONFIGS)), seed=hst.integers(0, 2**32 - 1),
+       target=hst.sampled_from([1500, "one_hand"]))
+def test_random_matches_terminate_and_replay(config, seed, target):
+    s = CONFIGS[config].with_overrides(target=target)
+    g = Game(s, seed=seed)
+    rng = random.Random(seed)
+    totals = [0] * s.team_count
+    for _ in range(200):
+        play_hand(g, rng)
+        for t, d in enumerate(g.state.result.team_deltas):
+            totals[t] += d
+        assert g.scores == totals
+        if g.is_over:
+            break
+        d = g.state.dealer
+        g.next_hand()
+        assert g.state.dealer == (d + 1) % s.players
+        assert g.state.turn == (g.state.dealer + 1) % s.players
+    assert g.is_over, "the match does not end"
+    top = max(g.scores) if target != "one_hand" else max(g.state.result.team_deltas)
+    if target == "one_hand":
+        assert len(g.hands) == 1
+        assert g.winners == [t for t, d in enumerate(g.state.result.team_deltas) if d == top]
+    else:
+        assert top >= 1500
+        assert g.winners == [t for t, v in enumerate(g.scores) if v == top]
+        assert len(g.winners) == 1  # tie = play_on
+    check_replay(g)
+
+
+# ---------------------------------------------------------------- arbitrary actions
+
+
+def _arbitrary_action(st, rng: random.Random):
+    """A random, usually illegal, meld/take/discard built from the hand."""
+    hand = list(st.hands[st.turn])
+    kind = rng.choice(["meld", "meld", "take", "discard", "meld_discard"])
+    if kind == "discard":
+        return Discard(rng.choice(hand)) if hand else None
+    rng.shuffle(hand)
+    groups: dict[int, list[int]] = {}
+    for c in hand[: rng.randint(0, min(len(hand), 12))]:
+        if IS_WILD[c]:
+            ranks = list(groups) or [rng.choice(MELD_FACES)]
+            groups.setdefault(rng.choice(ranks), []).append(c)
+        else:
+            f = FACE[c]
+            if f in MELD_FACES or f == F_BLACK3:
+                groups.setdefault(f, []).append(c)
+    gs = tuple(Group(r, tuple(cs)) for r, cs in groups.items())
+    if kind == "take":
+        if st.pile and FACE[st.pile[-1]] in MELD_FACES and rng.random() < 0.5:
+            gs = (Group(FACE[st.pile[-1]], tuple(groups.get(FACE[st.pile[-1]], ()))),) + tuple(
+                g for g in gs if g.rank != FACE[st.pile[-1]]
+            )
+        return TakePile(gs)
+    if not gs:
+        return None
+    if kind == "meld_discard":
+        rest = [c for c in st.hands[st.turn] if c not in [x for g in gs for x in g.cards]]
+        return Meld(gs, rng.choice(rest)) if rest else Meld(gs)
+    return Meld(gs)
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(config=hst.sampled_from(sorted(CONFIGS)), seed=hst.integers(0, 2**32 - 1))
+def test_check_and_apply_agree_on_arbitrary_actions(config, seed):
+    """The checking form and the applying form agree: a checked-legal action applies and keeps
+    every invariant; an illegal one raises the same error and changes nothing."""
+    from canasta import IllegalAction
+
+    g = Game(CONFIGS[config], seed=seed)
+    rng = random.Random(seed)
+    st = g.state
+    steps = 0
+    while not st.is_over and steps < MAX_STEPS:
+        for _ in range(3):
+            a = _arbitrary_action(st, rng)
+            if a is None:
+                continue
+            check_notation(a)
+            err = st.check(a)
+            trial = st.copy()
+            if err is None:
+                trial.apply(a)
+                check_state(trial)
+            else:
+                before = position_to_json(trial)
+                try:
+                    trial.apply(a)
+                except IllegalAction as e:
+                    assert (e.code, e.section) == (err.code, err.section)
+                else:  # pragma: no cover
+                    raise AssertionError(f"{a} applied although check said {err!r}")
+                assert position_to_json(trial) == before
+                assert err.section.startswith("R") and err.code and err.message
+        st.apply(rng.choice(st.legal_actions()))
+        steps += 1
