@@ -427,6 +427,8 @@ class Table:
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise TableError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+        if kind != "sync":
+            self._check_owner(conn)
         await handler(conn, msg)
 
     async def _changed(self, change: str) -> None:

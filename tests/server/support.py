@@ -1,0 +1,194 @@
+"""Helpers for driving tables through the websocket and checking what each seat is sent."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import anyio
+import pytest
+from starlette.testclient import TestClient, WebSocketTestSession
+
+from canasta import State, resample
+from canasta.cards import card_str, sort_key
+from canasta.server import create_app
+from canasta.server.table import Table
+
+Message = dict[str, Any]
+CARD = re.compile(r"^(?:[A2-9TJQK][CDHS]|JK)$")
+
+
+def new_profile() -> str:
+    return "test-" + uuid.uuid4().hex
+
+
+def client(db_url: str, delay_ms: int = 0) -> TestClient:
+    return TestClient(create_app(db_url, bot_delay_ms=delay_ms))
+
+
+def create_table(c: TestClient, **body: Any) -> str:
+    r = c.post("/api/tables", json=body)
+    assert r.status_code == 200, r.text
+    return str(r.json()["table"])
+
+
+def receive(ws: WebSocketTestSession, timeout: float = 30.0) -> Message:
+    """The next message from the server (fails instead of hanging)."""
+
+    async def get() -> Any:
+        with anyio.fail_after(timeout):
+            return await ws._send_rx.receive()
+
+    message = ws.portal.call(get)
+    assert message["type"] == "websocket.send", f"socket closed: {message}"
+    data = json.loads(message["text"])
+    assert isinstance(data, dict)
+    return data
+
+
+def receive_until(
+    ws: WebSocketTestSession, pred: Callable[[Message], bool], limit: int = 5000
+) -> Message:
+    for _ in range(limit):
+        msg = receive(ws)
+        if pred(msg):
+            return msg
+    raise AssertionError("expected message never arrived")
+
+
+def my_turn(msg: Message) -> bool:
+    """A state in which the client's seat must act (or the hand is over)."""
+    if msg["type"] != "state":
+        return False
+    v = msg["view"]
+    return v["phase"] == "over" or (
+        v["seat"] is not None and v["turn"] == v["seat"] and bool(v["legal"])
+    )
+
+
+def send(ws: WebSocketTestSession, **msg: Any) -> None:
+    ws.send_text(json.dumps(msg))
+
+
+def pick(legal: list[Message], rng: random.Random) -> Message:
+    """A plausible human choice among the listed legal actions."""
+    out = [a for a in legal if a["type"] == "meld" and a.get("discard")]
+    if out:
+        return out[0]
+    for kinds, p in ((("take",), 0.6), (("meld",), 0.6), (("answer",), 1.0), (("draw",), 1.0)):
+        options = [a for a in legal if a["type"] in kinds]
+        if options and rng.random() < p:
+            return rng.choice(options)
+    return rng.choice(legal)
+
+
+class Truth:
+    """Snapshots of the true state each time the server builds a state message."""
+
+    def __init__(self) -> None:
+        self.states: dict[tuple[str, int], State] = {}
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> Truth:
+        original = Table.state_message
+        states = self.states
+
+        def spy(table: Table, conn: Any, change: str) -> Message:
+            states[(table.id, table.version)] = table.game.state.copy()
+            return original(table, conn, change)
+
+        monkeypatch.setattr(Table, "state_message", spy)
+        return self
+
+    def check(self, table_id: str, msg: Message) -> None:
+        """The message holds only what its recipient may know."""
+        if msg["type"] != "state":
+            return
+        true = self.states[(table_id, msg["version"])]
+        seat = msg["table"]["seat"]
+        view = msg["view"]
+        assert view == true.view(seat).to_json(), (
+            "the view is not the recipient's view of the true state"
+        )
+        assert msg["event"] is None or msg["event"] == view["history"][-1]
+        assert not list(_cards(msg["table"])), "table info carries cards"
+        if seat is None:
+            assert view["hand"] is None
+        else:
+            assert view["hand"] == [card_str(c) for c in sorted(true.hands[seat], key=sort_key)]
+            for k in range(2):  # hidden cards resampled: the recipient's message must not change
+                again = resample(true.view(seat), random.Random(k)).view(seat).to_json()
+                assert again == view, "the view depends on hidden cards"
+        lists = [tuple(x) for x in _card_lists(msg)]
+        for other in range(true.players):
+            if (
+                other == seat
+                or len(true.hands[other]) <= len(true.known[other])
+                or len(true.hands[other]) < 2
+            ):
+                continue
+            hidden = tuple(card_str(c) for c in sorted(true.hands[other], key=sort_key))
+            assert hidden not in lists, f"seat {other}'s hand was sent to seat {seat}"
+        stock = [card_str(c) for c in true.stock]
+        if len(stock) >= 4:
+            nxt = stock[-4:]
+            for lst in lists:
+                for seq in (nxt, nxt[::-1]):
+                    assert not _contains(list(lst), seq), "the stock order was sent"
+
+
+def _contains(lst: list[str], seq: list[str]) -> bool:
+    n = len(seq)
+    return any(lst[i : i + n] == seq for i in range(len(lst) - n + 1))
+
+
+def _cards(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        if CARD.match(node):
+            yield node
+    elif isinstance(node, dict):
+        for v in node.values():
+            yield from _cards(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _cards(v)
+
+
+def _card_lists(node: Any) -> Iterator[list[str]]:
+    if isinstance(node, dict):
+        for v in node.values():
+            yield from _card_lists(v)
+    elif isinstance(node, list):
+        if node and all(isinstance(x, str) and CARD.match(x) for x in node):
+            yield node
+        for v in node:
+            yield from _card_lists(v)
+
+
+def play_to_the_end(
+    ws: WebSocketTestSession,
+    rng: random.Random,
+    on_message: Callable[[Message], None] = lambda m: None,
+    max_messages: int = 20000,
+) -> Message:
+    """Play the client's seat(s) until the match is over; returns the last state."""
+    for _ in range(max_messages):
+        msg = receive(ws)
+        on_message(msg)
+        assert msg["type"] != "error", msg
+        if msg["type"] != "state":
+            continue
+        table, view = msg["table"], msg["view"]
+        if table["match"]["over"]:
+            return msg
+        if table["handoff"] is not None:
+            assert view["hand"] is None
+            send(ws, type="reveal", seat=table["handoff"])
+        elif view["phase"] == "over":
+            send(ws, type="next_hand")
+        elif view["seat"] is not None and view["turn"] == view["seat"] and view["legal"]:
+            send(ws, type="action", version=msg["version"], action=pick(view["legal"], rng))
+    raise AssertionError("the match did not end")
