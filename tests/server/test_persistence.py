@@ -1,0 +1,165 @@
+"""Tables survive a server restart and resume exactly; statistics per browser profile."""
+
+from __future__ import annotations
+
+import random
+
+from .support import (
+    Message,
+    client,
+    create_table,
+    my_turn,
+    new_profile,
+    pick,
+    play_to_the_end,
+    receive,
+    receive_until,
+    send,
+)
+
+
+def play_turns(ws: object, turns: int, rng: random.Random) -> Message:
+    """Play ``turns`` decisions of the human seat; returns the state waiting for the next one."""
+    msg = receive_until(ws, my_turn)  # type: ignore[arg-type]
+    for _ in range(turns):
+        if msg["view"]["phase"] == "over":
+            break
+        send(ws, type="action", version=msg["version"], action=pick(msg["view"]["legal"], rng))  # type: ignore[arg-type]
+        msg = receive_until(ws, my_turn)  # type: ignore[arg-type]
+    return msg
+
+
+def test_an_unfinished_match_survives_a_restart(db_url: str) -> None:
+    profile = new_profile()
+    rng = random.Random(1)
+    with client(db_url) as c:
+        tid = create_table(
+            c, mode="computer", preset="classic", difficulty="beginner", profile=profile, seed=21
+        )
+        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+            before = play_turns(ws, 9, rng)
+            send(ws, type="pause")
+            before = receive(ws)
+    with client(db_url) as c:
+        listed = c.get("/api/tables", params={"profile": profile}).json()["tables"]
+        assert [t["table"] for t in listed] == [tid]
+        assert listed[0]["status"] in ("playing", "hand_over")
+        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+            after = receive(ws)
+            assert after["change"] == "connect"
+            assert after["version"] == before["version"]
+            assert after["view"] == before["view"]
+            assert after["table"] == before["table"]
+            if after["view"]["phase"] != "over":
+                send(ws, type="resume")
+                receive(ws)
+                send(
+                    ws,
+                    type="action",
+                    version=after["version"] + 1,
+                    action=pick(after["view"]["legal"], rng),
+                )
+                assert receive(ws)["type"] == "state"
+
+
+def test_pass_and_play_handoff_survives_a_restart(sqlite_url: str) -> None:
+    profile = new_profile()
+    with client(sqlite_url) as c:
+        tid = create_table(c, mode="local", players=3, profile=profile, seed=4)
+        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+            first = receive(ws)
+            send(ws, type="reveal", seat=first["table"]["handoff"])
+            shown = receive(ws)
+            send(ws, type="action", version=shown["version"], action={"type": "draw"})
+            drawn = receive(ws)
+            card = drawn["view"]["hand"][0]
+            send(
+                ws,
+                type="action",
+                version=drawn["version"],
+                action={"type": "discard", "card": card},
+            )
+            passed = receive(ws)
+    with client(sqlite_url) as c:
+        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+            again = receive(ws)
+            assert again["version"] == passed["version"]
+            assert (
+                again["table"]["handoff"]
+                == passed["table"]["handoff"]
+                == (shown["view"]["seat"] + 1) % 3
+            )
+            assert again["view"]["hand"] is None and again["view"] == passed["view"]
+            send(ws, type="reveal", seat=again["table"]["handoff"])
+            assert receive(ws)["view"]["seat"] == again["table"]["handoff"]
+
+
+def _expected_stats(finals: list[Message]) -> dict[str, object]:
+    played = won = canastas = streak = best_streak = 0
+    best: int | None = None
+    for last in finals:
+        match = last["table"]["match"]
+        for hand in match["hands"]:
+            result = hand["result"]
+            for side in result["sides"]:
+                if 0 in side["seats"]:
+                    canastas += side["natural_canastas"] + side["mixed_canastas"]
+            delta = result["team_deltas"][0]
+            best = delta if best is None else max(best, delta)
+        played += 1
+        if match["winners"] == [0]:
+            won += 1
+            streak += 1
+            best_streak = max(best_streak, streak)
+        else:
+            streak = 0
+    return {
+        "played": played,
+        "won": won,
+        "best_hand": best,
+        "canastas": canastas,
+        "streak": streak,
+        "best_streak": best_streak,
+    }
+
+
+def test_stats_per_profile_and_reset(db_url: str) -> None:
+    profile = new_profile()
+    finals: list[Message] = []
+    with client(db_url) as c:
+        assert c.get("/api/stats", params={"profile": profile}).json()["played"] == 0
+        tid = create_table(
+            c,
+            mode="computer",
+            preset="two-player-quick",
+            profile=profile,
+            rules={"target": "one_hand"},
+            seed=9,
+        )
+        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+            for k in range(3):
+                last = play_to_the_end(ws, random.Random(k))
+                finals.append(last)
+                send(ws, type="next_hand")
+                assert receive(ws)["code"] == "match_over"
+                if k < 2:
+                    send(ws, type="new_match")
+        stats = c.get("/api/stats", params={"profile": profile}).json()
+        assert stats == _expected_stats(finals)
+        assert stats["played"] == 3
+        assert c.get("/api/stats", params={"profile": new_profile()}).json()["played"] == 0
+    with client(db_url) as c:  # reloading a finished table counts nothing twice
+        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+            assert receive(ws)["table"]["status"] == "match_over"
+        assert c.get("/api/stats", params={"profile": profile}).json() == stats
+        assert c.get("/api/tables", params={"profile": profile}).json()["tables"] == []
+        reset = c.delete("/api/stats", params={"profile": profile}).json()
+        assert reset == {
+            "played": 0,
+            "won": 0,
+            "best_hand": None,
+            "canastas": 0,
+            "streak": 0,
+            "best_streak": 0,
+        }
+        assert c.get("/api/stats", params={"profile": profile}).json() == reset
