@@ -1,0 +1,440 @@
+// The single-page app: start screen, table, panels. Rules live on the server; see table.js.
+import { S, savePrefs, rememberTable, lastTable } from "./store.js";
+import { loadLanguages, setLanguage, t, translateDom } from "./i18n.js";
+import { api, TableSocket } from "./net.js";
+import { setSound, play } from "./sound.js";
+import {
+  renderTable, mySeat, teamName, planAction, selectionTargets, remapIndexes, plannedIdx, canAct, errorText,
+} from "./table.js";
+import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
+import { renderTutorial } from "./tutorial.js";
+import { animateEvent } from "./animate.js";
+import { handOverlay, handoffOverlay, closeOverlay, overlayKind } from "./overlays.js";
+import { rankOf, isWildFace } from "./cards.js";
+
+const $ = (sel) => document.querySelector(sel);
+
+export const SPEEDS = { off: [0, 150], fast: [220, 350], normal: [420, 800], slow: [750, 1500] };
+
+// ---- screens ------------------------------------------------------------------------------
+
+export function show(screen) {
+  S.screen = screen;
+  for (const id of ["start", "table", "rules", "tutorial"]) $(`#${id}`).hidden = id !== screen;
+  document.body.dataset.screen = screen;
+  redraw();
+}
+
+export function redraw() {
+  translateDom();
+  document.title = t("app.title");
+  renderScorebar();
+  if (S.screen === "start") renderStart($("#start"), controller);
+  else if (S.screen === "table") renderTable($("#table"), actions);
+  else if (S.screen === "rules") renderRules($("#rules"), controller);
+  else if (S.screen === "tutorial") renderTutorial($("#tutorial"), controller);
+  const kind = overlayKind();
+  if (kind === "settings") renderSettingsPanel(controller);
+  else if (kind === "hand" || kind === "match") handOverlay(controller);
+  else if (kind === "handoff") handoffOverlay(controller);
+  else if (kind === "help") openHelp(controller);
+  else if (kind === "stats") openStats(controller, false);
+}
+
+function renderScorebar() {
+  const bar = $("#scorebar");
+  bar.innerHTML = "";
+  if (S.screen !== "table" || !S.view || !S.table) return;
+  const v = S.view;
+  const m = S.table.match || {};
+  const scores = m.scores || v.scores;
+  const teams = [...new Set(v.teams)];
+  const myTeam = v.teams[mySeat()];
+  for (const team of teams) {
+    const el = document.createElement("span");
+    el.className = "score" + (team === myTeam ? " own" : "");
+    el.innerHTML = `<span class="who"></span> <b></b>`;
+    el.querySelector(".who").textContent = controller.teamName(team);
+    el.querySelector("b").textContent = scores[team];
+    bar.append(el);
+  }
+  const meta = document.createElement("span");
+  meta.className = "meta";
+  const target = m.target || v.settings.target;
+  meta.textContent = t("score.hand_target", {
+    n: m.hand_number || v.hand_number,
+    target: target === "one_hand" ? t("settings.target_one_hand") : target,
+  });
+  bar.append(meta);
+}
+
+export function toast(text, kind = "") {
+  const el = $("#toast");
+  el.textContent = text;
+  el.className = "toast show " + kind;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { el.className = "toast"; }, 3200);
+}
+
+// ---- connecting to a table ----------------------------------------------------------------
+
+export async function openTable(id) {
+  if (S.sock) S.sock.close();
+  S.tableId = id;
+  S.msg = S.view = S.table = null;
+  S.selection.clear();
+  S.plan = [];
+  S.validation = null;
+  S.notice = "";
+  rememberTable(id);
+  closeOverlay();
+  show("table");
+  S.sock = new TableSocket(id, S.profile, onMessage, (status) => {
+    S.connection = status;
+    if (status === "open") sendSpeed();
+    if (S.screen === "table") redraw();
+  });
+}
+
+function sendSpeed() {
+  const [, delay] = SPEEDS[S.prefs.speed] || SPEEDS.normal;
+  if (S.sock) S.sock.send({ type: "settings", delay_ms: delay });
+}
+
+function onMessage(msg) {
+  if (msg.type === "state") onState(msg);
+  else if (msg.type === "validation") {
+    if (S.validationFor !== JSON.stringify(planAction())) return;
+    S.validation = msg;
+    redraw();
+  } else if (msg.type === "suggestion") onSuggestion(msg);
+  else if (msg.type === "error") {
+    if (msg.code === "table_not_found") {
+      rememberTable(null);
+      if (S.sock) S.sock.close();
+      S.sock = null;
+      toast(t("errors.table_not_found"), "bad");
+      show("start");
+      return;
+    }
+    play("error");
+    toast(errorText(msg), "bad");
+  }
+}
+
+function onState(msg) {
+  const old = S.view;
+  const oldVersion = S.msg ? S.msg.version : -1;
+  S.msg = msg;
+  S.table = msg.table || {};
+  const v = msg.view;
+  // Keep selection and plan when the same cards are still in hand (e.g. another seat acted).
+  const sameHand = old && v.hand && old.hand && old.seat === v.seat;
+  if (sameHand) {
+    const sel = remapIndexes(old.hand, v.hand, [...S.selection]);
+    S.selection = new Set(sel || []);
+    const plan = [];
+    for (const g of S.plan) {
+      const idx = remapIndexes(old.hand, v.hand, g.idx);
+      if (idx) plan.push({ rank: g.rank, idx });
+    }
+    S.plan = plan;
+  } else {
+    S.selection.clear();
+    S.plan = [];
+  }
+  S.view = v;
+  if (v.phase !== (old && old.phase) || v.turn !== (old && old.turn)) { S.notice = ""; S.confirmTake = false; }
+  if (old && old.hand_number !== v.hand_number) play("deal");
+  else if (!old) play("deal");
+  S.validation = null;
+  if (S.table.handoff != null) closeOverlay("hand");
+  // overlays: end of hand / match, pass-and-play handoff
+  if (S.table.handoff != null) controller.overlay("handoff");
+  else if (v.phase === "over" || (S.table.match && S.table.match.over)) {
+    if (overlayKind() !== "settings") controller.overlay(S.table.match && S.table.match.over ? "match" : "hand");
+  } else if (["hand", "match", "handoff"].includes(overlayKind())) closeOverlay();
+  if (S.screen !== "table") show("table"); else redraw();
+  if (S.plan.length) validatePlan();
+  if (old && msg.version > oldVersion) {
+    const last = (v.history || [])[v.history.length - 1];
+    if (last && last.seat !== mySeat() && last.action) {
+      const speed = (SPEEDS[S.prefs.speed] || SPEEDS.normal)[0];
+      animateEvent(last, old, v, speed);
+      play(last.action.type === "discard" ? "discard" : last.action.type === "meld" || last.action.type === "take" ? "meld" : "tick");
+    }
+  }
+}
+
+function onSuggestion(msg) {
+  const a = msg.action;
+  if (!a) {
+    S.notice = t("suggest.none");
+    redraw();
+    return;
+  }
+  S.selection.clear();
+  S.plan = [];
+  const hand = S.view.hand || [];
+  const used = new Set();
+  const take = (card) => {
+    const j = hand.findIndex((c, k) => c === card && !used.has(k));
+    if (j >= 0) used.add(j);
+    return j;
+  };
+  if (a.type === "draw") S.notice = t("suggest.draw");
+  else if (a.type === "discard") {
+    const j = take(a.card);
+    if (j >= 0) S.selection.add(j);
+    S.notice = t("suggest.discard");
+  } else if (a.type === "take" || a.type === "meld") {
+    for (const g of a.groups || []) {
+      const idx = g.cards.map(take).filter((j) => j >= 0);
+      if (idx.length) S.plan.push({ rank: g.rank, idx });
+    }
+    if (a.discard) {
+      const j = take(a.discard);
+      if (j >= 0) S.selection.add(j);
+    }
+    S.notice = a.type === "take" ? t("suggest.take") : a.discard ? t("suggest.go_out") : t("suggest.meld");
+    validatePlan();
+  } else if (a.type === "decline") S.notice = t("suggest.decline");
+  else S.notice = t("suggest.other");
+  redraw();
+}
+
+function version() { return S.msg ? S.msg.version : 0; }
+
+function sendAction(action) {
+  if (!S.sock) return;
+  S.sock.send({ type: "action", version: version(), action });
+  if (action.type === "meld" || action.type === "take") play("meld");
+  else if (action.type === "discard") play("discard");
+  else play("tick");
+}
+
+let validateTimer = null;
+function validatePlan() {
+  clearTimeout(validateTimer);
+  if (!S.plan.length || !S.sock) { S.validation = null; return; }
+  validateTimer = setTimeout(() => {
+    const action = planAction();
+    S.validationFor = JSON.stringify(action);
+    S.sock.send({ type: "validate", version: version(), action });
+  }, 60);
+}
+
+// ---- the player's actions ----------------------------------------------------------------
+
+function clearPlan() {
+  S.selection.clear();
+  S.plan = [];
+  S.validation = null;
+  S.notice = "";
+  S.confirmTake = false;
+}
+
+const actions = {
+  toggle(i) {
+    if (plannedIdx().has(i)) return;
+    if (S.selection.has(i)) S.selection.delete(i); else S.selection.add(i);
+    S.notice = "";
+    redraw();
+  },
+  stage(rank) {
+    if (!S.selection.size) return;
+    const targets = selectionTargets();
+    if (!targets.includes(rank) && !(rank === "3")) { toast(t("plan.wrong_rank"), "bad"); return; }
+    const idx = [...S.selection];
+    const g = S.plan.find((x) => x.rank === rank);
+    if (g) g.idx.push(...idx); else S.plan.push({ rank, idx });
+    S.selection.clear();
+    S.validation = null;
+    S.notice = "";
+    validatePlan();
+    redraw();
+  },
+  unstage(rank) {
+    S.plan = S.plan.filter((g) => g.rank !== rank);
+    S.validation = null;
+    validatePlan();
+    redraw();
+  },
+  cancel() { clearPlan(); redraw(); },
+  draw() {
+    if (!canAct("draw")) return;
+    clearPlan();
+    sendAction({ type: "draw" });
+  },
+  take() {
+    const v = S.view;
+    if (!v || v.phase !== "draw" || v.hand == null || v.turn !== mySeat()) return;
+    // A natural selection of the top card's rank stages as the pile group.
+    if (S.selection.size && v.pile.top) {
+      const hand = v.hand;
+      const top = rankOf(v.pile.top);
+      const cards = [...S.selection].map((i) => hand[i]);
+      if (cards.every((c) => isWildFace(c) || rankOf(c) === top)) actions.stage(top);
+    }
+    if (!S.plan.length) {
+      // Nothing staged: show the server's first listed way to take the pile, to confirm.
+      const legal = (v.legal || []).find((a) => a.type === "take");
+      if (!legal) { toast(t("errors.no_take"), "bad"); return; }
+      const onlyTop = legal.groups.length === 1 && legal.groups[0].cards.length === 0;
+      if (!onlyTop) {
+        onSuggestion({ action: legal });
+        S.notice = t("plan.confirm_take");
+        S.confirmTake = true;
+        redraw();
+        return;
+      }
+    }
+    const action = planAction();
+    clearPlan();
+    sendAction(action);
+  },
+  pileTap() {
+    const v = S.view;
+    if (!v) return;
+    if (v.phase === "draw") actions.take();
+    else if (v.phase === "play") actions.discard();
+  },
+  meld() {
+    const v = S.view;
+    if (!v || v.phase !== "play" || !S.plan.length) return;
+    // A single selected card outside the plan is the going-out discard, sent together.
+    const free = [...S.selection].filter((i) => !plannedIdx().has(i));
+    const planned = plannedIdx().size;
+    const discardIdx = free.length === 1 && v.hand.length - planned === 1 ? free[0] : null;
+    const action = planAction(discardIdx);
+    clearPlan();
+    sendAction(action);
+  },
+  discard() {
+    const v = S.view;
+    if (!v || v.phase !== "play" || v.turn !== mySeat()) return;
+    const sel = [...S.selection];
+    if (sel.length !== 1) { toast(t("plan.select_one"), ""); return; }
+    if (S.plan.length) {
+      const action = planAction(sel[0]);
+      clearPlan();
+      sendAction(action);
+    } else {
+      const card = v.hand[sel[0]];
+      clearPlan();
+      sendAction({ type: "discard", card });
+    }
+  },
+  send(action) { clearPlan(); sendAction(action); },
+  suggest() { if (S.sock) S.sock.send({ type: "suggest", version: version() }); },
+  undo() {
+    if (!S.sock) return;
+    clearPlan();
+    S.sock.send({ type: "undo", version: version() });
+  },
+  sort() {
+    S.prefs.sort = S.prefs.sort === "rank" ? "suit" : "rank";
+    savePrefs();
+    redraw();
+  },
+  pause() {
+    if (!S.sock || !S.table) return;
+    S.sock.send({ type: S.table.paused ? "resume" : "pause" });
+  },
+  toggleSound() {
+    S.prefs.sound = !S.prefs.sound;
+    setSound(S.prefs.sound);
+    savePrefs();
+    toast(S.prefs.sound ? t("settings.sound_on") : t("settings.sound_off"));
+    if (S.prefs.sound) play("tick");
+    redraw();
+  },
+};
+
+// ---- controller shared with the panels ----------------------------------------------------
+
+export const controller = {
+  actions,
+  show,
+  redraw,
+  toast,
+  openTable,
+  teamName: (team) => teamName(team),
+  overlay(kind) { document.body.dataset.overlay = kind; redraw(); },
+  overlayKind,
+  async newMatch(body) {
+    try {
+      const res = await api("POST", "/api/tables", { ...body, profile: S.profile });
+      await openTable(res.table);
+    } catch (e) {
+      toast(t("errors.create_failed") + (e.code ? ` (${e.code})` : ""), "bad");
+    }
+  },
+  send(msg) { if (S.sock) S.sock.send(msg); },
+  setLanguage(lang) {
+    S.prefs.lang = lang;
+    savePrefs();
+    setLanguage(lang);
+    redraw();
+  },
+  setPref(key, value) {
+    S.prefs[key] = value;
+    savePrefs();
+    if (key === "sound") setSound(value);
+    if (key === "speed") sendSpeed();
+    redraw();
+  },
+  leaveTable() {
+    if (S.sock) S.sock.close();
+    S.sock = null;
+    S.view = S.table = S.msg = null;
+    closeOverlay();
+    show("start");
+  },
+};
+
+
+// ---- keyboard -----------------------------------------------------------------------------
+
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const tag = (e.target && e.target.tagName) || "";
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
+  const k = e.key;
+  if (k === "Escape") {
+    const o = overlayKind();
+    if (o && !["hand", "match", "handoff"].includes(o)) { closeOverlay(); redraw(); return; }
+    actions.cancel();
+    return;
+  }
+  if (k === "?") { controller.overlay("help"); return; }
+  if (overlayKind() || S.screen !== "table") return;
+  const map = { d: actions.draw, t: actions.take, f: actions.meld, x: actions.discard, u: actions.undo, s: actions.sort, m: actions.toggleSound };
+  const fn = map[k.toLowerCase()];
+  if (fn) { e.preventDefault(); fn(); }
+}
+
+// ---- start-up -----------------------------------------------------------------------------
+
+async function main() {
+  await loadLanguages();
+  setLanguage(S.prefs.lang);
+  setSound(S.prefs.sound);
+  try { S.presets = await api("GET", "/api/presets"); } catch { S.presets = null; }
+  document.addEventListener("keydown", onKey);
+  $("#btn-home").addEventListener("click", () => controller.leaveTable());
+  $("#btn-rules").addEventListener("click", () => show("rules"));
+  $("#btn-stats").addEventListener("click", () => { document.body.dataset.overlay = "stats"; openStats(controller, true); });
+  $("#btn-settings").addEventListener("click", () => controller.overlay("settings"));
+  $("#btn-help").addEventListener("click", () => controller.overlay("help"));
+  $("#table").addEventListener("click", () => {
+    if (S.selection.size) { S.selection.clear(); redraw(); }
+  });
+  window.addEventListener("resize", () => { if (S.screen === "table") redraw(); });
+  const hash = location.hash.replace("#", "");
+  if (hash === "rules" || hash === "tutorial") show(hash);
+  else show("start");
+  document.body.classList.add("ready");
+}
+
+main();

@@ -1,0 +1,64 @@
+// HTTP and WebSocket client for docs/protocol.md.
+
+export async function api(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    headers: body ? { "Content-Type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  let data = null;
+  try { data = await res.json(); } catch { data = null; }
+  if (!res.ok) {
+    const err = new Error((data && data.error && data.error.message) || res.statusText);
+    err.code = (data && data.error && data.error.code) || `http_${res.status}`;
+    throw err;
+  }
+  return data;
+}
+
+/** One table connection; reconnects by itself until closed. */
+export class TableSocket {
+  constructor(tableId, profile, onMessage, onStatus) {
+    this.tableId = tableId;
+    this.profile = profile;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.closed = false;
+    this.retry = 0;
+    this.queue = [];
+    this.open();
+  }
+
+  open() {
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const url = `${proto}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}?profile=${encodeURIComponent(this.profile)}`;
+    const ws = new WebSocket(url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retry = 0;
+      this.onStatus("open");
+      for (const m of this.queue.splice(0)) ws.send(JSON.stringify(m));
+    };
+    ws.onmessage = (e) => {
+      let msg;
+      try { msg = JSON.parse(e.data); } catch { return; }
+      this.onMessage(msg);
+    };
+    ws.onclose = () => {
+      if (this.closed) return;
+      this.onStatus("closed");
+      const delay = Math.min(4000, 300 * 2 ** this.retry++);
+      setTimeout(() => { if (!this.closed) this.open(); }, delay);
+    };
+  }
+
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+    else this.queue.push(msg);
+  }
+
+  close() {
+    this.closed = true;
+    if (this.ws) this.ws.close();
+  }
+}

@@ -1,0 +1,161 @@
+// Modal layers: end of hand, end of match, pass-and-play handoff.
+import { S } from "./store.js";
+import { t } from "./i18n.js";
+import { seatName, sideName, teamName } from "./table.js";
+
+const overlay = () => document.getElementById("overlay");
+
+export function overlayKind() { return document.body.dataset.overlay || null; }
+
+export function closeOverlay(only) {
+  if (only && overlayKind() !== only) return;
+  delete document.body.dataset.overlay;
+  const o = overlay();
+  o.hidden = true;
+  o.innerHTML = "";
+  o.className = "overlay";
+}
+
+/** Fill the overlay with a dialog and return its body element. */
+export function dialog(kind, title, { closable = true, onClose } = {}) {
+  document.body.dataset.overlay = kind;
+  const o = overlay();
+  o.hidden = false;
+  o.className = "overlay " + kind;
+  o.innerHTML = "";
+  const box = document.createElement("div");
+  box.className = "dialog";
+  box.setAttribute("role", "dialog");
+  box.setAttribute("aria-modal", "true");
+  box.setAttribute("aria-labelledby", "dialog-title");
+  const head = document.createElement("div");
+  head.className = "dialog-head";
+  const h = document.createElement("h2");
+  h.id = "dialog-title";
+  h.textContent = title;
+  head.append(h);
+  if (closable) {
+    const x = document.createElement("button");
+    x.type = "button";
+    x.className = "close";
+    x.textContent = "×";
+    x.setAttribute("aria-label", t("common.close"));
+    x.addEventListener("click", () => { closeOverlay(); if (onClose) onClose(); });
+    head.append(x);
+  }
+  box.append(head);
+  const body = document.createElement("div");
+  body.className = "dialog-body";
+  box.append(body);
+  o.append(box);
+  return body;
+}
+
+export function handOverlay(ctl) {
+  const v = S.view;
+  const m = (S.table && S.table.match) || {};
+  const matchOver = !!m.over;
+  const result = v.result || (m.hands && m.hands[m.hands.length - 1]);
+  const body = dialog(matchOver ? "match" : "hand", matchOver ? t("result.match_over") : t("result.hand_over", { n: v.hand_number }), { closable: false });
+  if (result) {
+    const reason = document.createElement("p");
+    reason.className = "reason";
+    let text = t(`result.reason.${result.reason}`);
+    if (result.went_out != null) text = t("result.went_out", { name: seatName(result.went_out) }) + (result.concealed ? " " + t("result.concealed") : "");
+    reason.textContent = text;
+    body.append(reason);
+    const table = document.createElement("table");
+    table.className = "breakdown";
+    const sides = result.sides || [];
+    const head = `<thead><tr><th></th>${sides.map((s) => `<th scope="col"></th>`).join("")}</tr></thead>`;
+    table.innerHTML = head + "<tbody></tbody>";
+    sides.forEach((s, k) => { table.querySelectorAll("thead th")[k + 1].textContent = sideName(s.side); });
+    const rows = [
+      ["result.melds", (s) => s.melds],
+      ["result.natural_canastas", (s) => `${s.natural_canastas} (+${s.natural_canastas * 500})`],
+      ["result.mixed_canastas", (s) => `${s.mixed_canastas} (+${s.mixed_canastas * 300})`],
+      ["result.red_threes", (s) => `${s.red_threes} (${s.red_three_bonus >= 0 ? "+" : ""}${s.red_three_bonus})`],
+      [result.concealed ? "result.going_out_concealed" : "result.going_out", (s) => s.going_out],
+      ["result.in_hand", (s) => -s.hand_penalty],
+      ["result.total", (s) => s.total],
+    ];
+    const tbody = table.querySelector("tbody");
+    for (const [key, f] of rows) {
+      const tr = document.createElement("tr");
+      if (key === "result.total") tr.className = "total";
+      const th = document.createElement("th");
+      th.scope = "row";
+      th.textContent = t(key);
+      tr.append(th);
+      for (const s of sides) {
+        const td = document.createElement("td");
+        td.textContent = f(s);
+        tr.append(td);
+      }
+      tbody.append(tr);
+    }
+    body.append(table);
+  }
+  // running totals
+  const scores = m.scores || v.scores;
+  const totals = document.createElement("div");
+  totals.className = "totals";
+  const teams = [...new Set(v.teams)];
+  const h3 = document.createElement("h3");
+  h3.textContent = t("result.running_totals");
+  totals.append(h3);
+  for (const team of teams) {
+    const p = document.createElement("p");
+    p.innerHTML = "<span></span> <b></b>";
+    p.querySelector("span").textContent = teamName(team);
+    p.querySelector("b").textContent = scores[team];
+    if (matchOver && (m.winners || []).includes(team)) p.className = "winner";
+    totals.append(p);
+  }
+  body.append(totals);
+  const row = document.createElement("div");
+  row.className = "dialog-buttons";
+  if (matchOver) {
+    const win = document.createElement("p");
+    win.className = "winner-line";
+    const winners = m.winners || [];
+    win.textContent = winners.length > 1 ? t("result.draw") : winners.length ? t("result.winner", { name: teamName(winners[0]) }) : "";
+    body.insertBefore(win, body.firstChild);
+    const again = button(t("result.new_match"), () => ctl.send({ type: "new_match" }), "primary");
+    again.id = "btn-new-match";
+    row.append(again);
+    row.append(button(t("result.menu"), () => ctl.leaveTable()));
+  } else {
+    const next = button(t("result.next_hand"), () => ctl.send({ type: "next_hand" }), "primary");
+    next.id = "btn-next-hand";
+    row.append(next);
+  }
+  body.append(row);
+  setTimeout(() => { const b = document.querySelector("#overlay .primary"); if (b) b.focus(); }, 0);
+}
+
+export function handoffOverlay(ctl) {
+  const seat = S.table.handoff;
+  const body = dialog("handoff", t("handoff.title"), { closable: false });
+  const p = document.createElement("p");
+  p.className = "handoff-text";
+  p.textContent = t("handoff.pass_to", { name: seatName(seat) });
+  body.append(p);
+  const hint = document.createElement("p");
+  hint.className = "muted";
+  hint.textContent = t("handoff.hint");
+  body.append(hint);
+  const b = button(t("handoff.reveal", { name: seatName(seat) }), () => ctl.send({ type: "reveal", seat }), "primary big");
+  b.id = "btn-reveal";
+  body.append(b);
+  setTimeout(() => b.focus(), 0);
+}
+
+export function button(label, onClick, cls = "") {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "btn " + cls;
+  b.textContent = label;
+  b.addEventListener("click", onClick);
+  return b;
+}

@@ -1,0 +1,371 @@
+// Start screen, settings, stats, help and the rules page.
+import { S, savePrefs, lastTable } from "./store.js";
+import { t, raw, languages } from "./i18n.js";
+import { api } from "./net.js";
+import { dialog, closeOverlay, button } from "./overlays.js";
+
+const h = (tag, cls, text) => {
+  const el = document.createElement(tag);
+  if (cls) el.className = cls;
+  if (text != null) el.textContent = text;
+  return el;
+};
+
+export const MODES = {
+  computer4: { mode: "computer", players: 4, presets: ["classic", "bicycle"] },
+  computer2: { mode: "computer", players: 2, presets: ["two-player", "two-player-quick"] },
+  local2: { mode: "local", players: 2, presets: ["two-player", "two-player-quick"] },
+  local3: { mode: "local", players: 3, presets: ["three-player"] },
+  local4: { mode: "local", players: 4, presets: ["classic", "bicycle"] },
+};
+const TARGETS = [5000, 2500, 1500, "one_hand"];
+const RULE_FIELDS = [
+  ["hand_size", "number", { min: 5, max: 15 }],
+  ["draw_count", "select", [1, 2]],
+  ["canastas_to_go_out", "select", [1, 2, 3]],
+  ["black_three", "select", ["stop", "freeze"]],
+  ["wild_limit", "select", ["classic", "outnumber"]],
+  ["wilds_on_canasta", "bool"],
+  ["black_three_meld_on_going_out", "bool"],
+  ["ask_partner", "bool"],
+  ["tie", "select", ["play_on", "draw"]],
+];
+
+function presetTable() {
+  let p = S.presets;
+  if (p && p.presets) p = p.presets;
+  if (Array.isArray(p)) {
+    const out = {};
+    for (const item of p) out[item.name || item.preset] = item.settings || item;
+    return out;
+  }
+  return p || {};
+}
+
+function presetDefaults(name) { return presetTable()[name] || null; }
+
+function currentMode() { return MODES[S.prefs.mode] ? S.prefs.mode : "computer4"; }
+
+function ensurePreset() {
+  const m = MODES[currentMode()];
+  if (!m.presets.includes(S.prefs.preset)) S.prefs.preset = m.presets[0];
+}
+
+/** The value a rule setting will have in the next match. */
+function ruleValue(key) {
+  if (key in (S.prefs.rules || {})) return S.prefs.rules[key];
+  const d = presetDefaults(S.prefs.preset);
+  return d ? d[key] : undefined;
+}
+
+function setRule(key, value) {
+  const d = presetDefaults(S.prefs.preset);
+  S.prefs.rules = { ...(S.prefs.rules || {}) };
+  if (d && d[key] === value) delete S.prefs.rules[key]; else S.prefs.rules[key] = value;
+  savePrefs();
+}
+
+function select(id, options, value, onChange, label) {
+  const wrap = h("label", "field");
+  wrap.htmlFor = id;
+  wrap.append(h("span", "field-label", label));
+  const sel = document.createElement("select");
+  sel.id = id;
+  for (const [v, text] of options) {
+    const o = document.createElement("option");
+    o.value = String(v);
+    o.textContent = text;
+    if (String(v) === String(value)) o.selected = true;
+    sel.append(o);
+  }
+  sel.addEventListener("change", () => onChange(options.find(([v]) => String(v) === sel.value)[0]));
+  wrap.append(sel);
+  return wrap;
+}
+
+function checkbox(id, value, onChange, label) {
+  const wrap = h("label", "field check");
+  const box = document.createElement("input");
+  box.type = "checkbox";
+  box.id = id;
+  box.checked = !!value;
+  box.addEventListener("change", () => onChange(box.checked));
+  wrap.append(box, h("span", "field-label", label));
+  return wrap;
+}
+
+/** Preset, target, difficulty and the individual rule settings for the next match. */
+function matchSettings(ctl, { inPanel = false } = {}) {
+  ensurePreset();
+  const box = h("div", "match-settings");
+  const m = MODES[currentMode()];
+  const rerender = () => ctl.redraw();
+  if (m.mode === "computer") {
+    box.append(select("set-difficulty", ["beginner", "normal", "expert"].map((d) => [d, t(`difficulty.${d}`)]),
+      S.prefs.difficulty, (v) => { S.prefs.difficulty = v; savePrefs(); rerender(); }, t("settings.difficulty")));
+  }
+  box.append(select("set-preset", m.presets.map((p) => [p, t(`presets.${p}`)]), S.prefs.preset,
+    (v) => { S.prefs.preset = v; S.prefs.rules = {}; savePrefs(); rerender(); }, t("settings.preset")));
+  box.append(select("set-target", TARGETS.map((x) => [x, x === "one_hand" ? t("settings.target_one_hand") : t("settings.target_points", { n: x })]),
+    S.prefs.target, (v) => { S.prefs.target = v; savePrefs(); rerender(); }, t("settings.target")));
+  const det = document.createElement("details");
+  det.className = "rules-details";
+  if (inPanel) det.open = true;
+  det.append(h("summary", null, t("settings.rules_title")));
+  for (const [key, kind, opt] of RULE_FIELDS) {
+    if (key === "ask_partner" && m.players !== 4) continue;
+    const value = ruleValue(key);
+    const label = t(`rules_fields.${key}`);
+    if (kind === "bool") det.append(checkbox(`rule-${key}`, value, (v) => { setRule(key, v); }, label));
+    else if (kind === "select") det.append(select(`rule-${key}`, opt.map((x) => [x, t(`rules_values.${key}.${x}`)]), value, (v) => { setRule(key, v); }, label));
+    else {
+      const wrap = h("label", "field");
+      wrap.append(h("span", "field-label", label));
+      const inp = document.createElement("input");
+      inp.type = "number";
+      inp.id = `rule-${key}`;
+      inp.min = opt.min;
+      inp.max = opt.max;
+      inp.value = value == null ? "" : value;
+      inp.addEventListener("change", () => { const n = parseInt(inp.value, 10); if (n >= opt.min && n <= opt.max) setRule(key, n); });
+      wrap.append(inp);
+      det.append(wrap);
+    }
+  }
+  const reset = button(t("settings.reset_rules"), () => { S.prefs.rules = {}; savePrefs(); rerender(); }, "ghost small");
+  det.append(reset);
+  if (inPanel) det.append(h("p", "muted", t("settings.next_match_note")));
+  box.append(det);
+  return box;
+}
+
+export function newMatchBody() {
+  const m = MODES[currentMode()];
+  const rules = { ...(S.prefs.rules || {}), target: S.prefs.target };
+  if (m.players !== 4) delete rules.ask_partner;
+  const body = { mode: m.mode, preset: S.prefs.preset, rules, difficulty: S.prefs.difficulty };
+  if (m.mode === "local") body.players = m.players;
+  return body;
+}
+
+// ---- start screen -------------------------------------------------------------------------
+
+let resumeCache = null;
+
+export function renderStart(root, ctl) {
+  root.innerHTML = "";
+  const hero = h("section", "hero");
+  hero.append(h("h1", null, t("start.title")));
+  hero.append(h("p", "tagline", t("start.tagline")));
+  root.append(hero);
+
+  const resume = h("section", "card-panel resume");
+  resume.id = "resume";
+  resume.append(h("h2", null, t("start.resume")));
+  const list = h("div", "resume-list");
+  resume.append(list);
+  root.append(resume);
+  fillResume(list, ctl, resume);
+
+  const form = h("section", "card-panel newmatch");
+  form.append(h("h2", null, t("start.new_match")));
+  const modes = h("div", "modes");
+  modes.setAttribute("role", "radiogroup");
+  modes.setAttribute("aria-label", t("start.mode"));
+  for (const key of Object.keys(MODES)) {
+    const b = h("button", "mode" + (currentMode() === key ? " on" : ""));
+    b.type = "button";
+    b.id = `mode-${key}`;
+    b.setAttribute("role", "radio");
+    b.setAttribute("aria-checked", currentMode() === key ? "true" : "false");
+    b.append(h("b", null, t(`modes.${key}.title`)), h("small", null, t(`modes.${key}.text`)));
+    b.addEventListener("click", () => { S.prefs.mode = key; S.prefs.rules = {}; ensurePreset(); savePrefs(); ctl.redraw(); });
+    modes.append(b);
+  }
+  form.append(modes);
+  form.append(matchSettings(ctl));
+  const go = button(t("start.play"), () => ctl.newMatch(newMatchBody()), "primary big");
+  go.id = "btn-start";
+  form.append(go);
+  root.append(form);
+
+  const more = h("section", "card-panel more");
+  const links = h("div", "links");
+  const rules = button(t("start.rules"), () => ctl.show("rules"), "ghost");
+  rules.id = "btn-open-rules";
+  const tut = button(t("start.tutorial"), () => ctl.show("tutorial"), "ghost");
+  tut.id = "btn-open-tutorial";
+  links.append(rules, tut);
+  const lang = select("start-lang", languages().map((l) => [l, t(`lang.name_${l}`)]), S.prefs.lang, (v) => ctl.setLanguage(v), t("settings.language"));
+  links.append(lang);
+  more.append(links);
+  root.append(more);
+}
+
+async function fillResume(list, ctl, section) {
+  let tables = resumeCache;
+  if (!tables) {
+    try {
+      const res = await api("GET", `/api/tables?profile=${encodeURIComponent(S.profile)}`);
+      tables = Array.isArray(res) ? res : (res && res.tables) || [];
+    } catch { tables = []; }
+    resumeCache = tables;
+    setTimeout(() => { resumeCache = null; }, 1500);
+  }
+  list.innerHTML = "";
+  const usable = tables.filter((x) => x && (x.status == null || x.status !== "match_over"));
+  if (!usable.length) {
+    const last = lastTable();
+    if (!last) { section.hidden = true; return; }
+    usable.push({ table: last });
+  }
+  section.hidden = false;
+  usable.slice(0, 5).forEach((tb, k) => {
+    const id = tb.table || tb.id;
+    const settings = tb.settings || {};
+    const parts = [];
+    if (settings.preset) parts.push(t(`presets.${settings.preset}`));
+    if (tb.mode) parts.push(t(`start.mode_${tb.mode}`));
+    const b = h("button", "btn resume-btn" + (k === 0 ? " primary" : ""));
+    b.type = "button";
+    b.dataset.table = id;
+    b.append(h("b", null, t("start.continue")), h("small", null, parts.join(" · ")));
+    b.addEventListener("click", () => ctl.openTable(id));
+    list.append(b);
+  });
+}
+
+// ---- settings panel -----------------------------------------------------------------------
+
+let pausedBySettings = false;
+
+export function renderSettingsPanel(ctl) {
+  const body = dialog("settings", t("settings.title"), {
+    onClose: () => {
+      if (pausedBySettings) { ctl.send({ type: "resume" }); pausedBySettings = false; }
+      ctl.redraw();
+    },
+  });
+  if (S.table && S.table.mode === "computer" && !S.table.paused && S.sock) {
+    ctl.send({ type: "pause" });
+    pausedBySettings = true;
+  }
+  const prefs = h("div", "prefs");
+  prefs.append(select("set-lang", languages().map((l) => [l, t(`lang.name_${l}`)]), S.prefs.lang, (v) => ctl.setLanguage(v), t("settings.language")));
+  prefs.append(checkbox("set-sound", S.prefs.sound, (v) => ctl.setPref("sound", v), t("settings.sound")));
+  prefs.append(select("set-speed", ["off", "fast", "normal", "slow"].map((x) => [x, t(`settings.speed_${x}`)]), S.prefs.speed, (v) => ctl.setPref("speed", v), t("settings.speed")));
+  prefs.append(checkbox("set-fourcolour", S.prefs.fourColour, (v) => ctl.setPref("fourColour", v), t("settings.four_colour")));
+  prefs.append(select("set-sort", ["rank", "suit"].map((x) => [x, t(`settings.sort_${x}`)]), S.prefs.sort, (v) => ctl.setPref("sort", v), t("settings.sort")));
+  body.append(prefs);
+  body.append(h("h3", null, t("settings.next_match")));
+  body.append(select("set-mode", Object.keys(MODES).map((k) => [k, t(`modes.${k}.title`)]), currentMode(),
+    (v) => { S.prefs.mode = v; S.prefs.rules = {}; ensurePreset(); savePrefs(); ctl.redraw(); }, t("start.mode")));
+  body.append(matchSettings(ctl, { inPanel: true }));
+  const row = h("div", "dialog-buttons");
+  const start = button(t("settings.start_new"), () => { pausedBySettings = false; closeOverlay(); ctl.newMatch(newMatchBody()); }, "primary");
+  start.id = "btn-settings-new";
+  row.append(start);
+  row.append(button(t("common.close"), () => { closeOverlay(); if (pausedBySettings) { ctl.send({ type: "resume" }); pausedBySettings = false; } ctl.redraw(); }));
+  body.append(row);
+}
+
+// ---- stats --------------------------------------------------------------------------------
+
+let statsData = null;
+let confirmReset = false;
+
+export async function openStats(ctl, refresh = true) {
+  if (refresh || !statsData) {
+    statsData = null;
+    confirmReset = false;
+    drawStats(ctl);
+    try { statsData = await api("GET", `/api/stats?profile=${encodeURIComponent(S.profile)}`); } catch { statsData = {}; }
+  }
+  drawStats(ctl);
+}
+
+function drawStats(ctl) {
+  if (document.body.dataset.overlay && document.body.dataset.overlay !== "stats") return;
+  const body = dialog("stats", t("stats.title"));
+  if (!statsData) { body.append(h("p", "muted", t("common.loading"))); return; }
+  const dl = h("dl", "stats");
+  for (const key of ["played", "won", "best_hand", "canastas", "streak", "best_streak"]) {
+    const row = h("div", "stat");
+    row.append(h("dt", null, t(`stats.${key}`)), h("dd", null, String(statsData[key] ?? 0)));
+    row.dataset.stat = key;
+    dl.append(row);
+  }
+  body.append(dl);
+  const row = h("div", "dialog-buttons");
+  if (!confirmReset) {
+    const b = button(t("stats.reset"), () => { confirmReset = true; drawStats(ctl); }, "danger");
+    b.id = "btn-reset-stats";
+    row.append(b);
+  } else {
+    body.append(h("p", "warn", t("stats.reset_confirm_text")));
+    const yes = button(t("stats.reset_confirm"), async () => {
+      try { statsData = await api("DELETE", `/api/stats?profile=${encodeURIComponent(S.profile)}`); } catch { /* keep */ }
+      try { statsData = await api("GET", `/api/stats?profile=${encodeURIComponent(S.profile)}`); } catch { statsData = statsData || {}; }
+      confirmReset = false;
+      ctl.toast(t("stats.reset_done"));
+      drawStats(ctl);
+    }, "danger");
+    yes.id = "btn-reset-confirm";
+    row.append(yes, button(t("common.cancel"), () => { confirmReset = false; drawStats(ctl); }));
+  }
+  body.append(row);
+}
+
+// ---- help ---------------------------------------------------------------------------------
+
+export function openHelp(ctl) {
+  const body = dialog("help", t("help.title"));
+  const keys = h("dl", "keys");
+  for (const [k, key] of [["D", "draw"], ["T", "take"], ["F", "meld"], ["X", "discard"], ["U", "undo"], ["S", "sort"], ["M", "sound"], ["Esc", "cancel"], ["?", "help"]]) {
+    const row = h("div", "key");
+    const dt = h("dt");
+    dt.append(h("kbd", null, k));
+    row.append(dt, h("dd", null, t(`help.keys.${key}`)));
+    keys.append(row);
+  }
+  body.append(keys);
+  const steps = h("ol", "howto");
+  for (const line of raw("help.steps") || []) steps.append(h("li", null, line));
+  body.append(steps);
+  const row = h("div", "dialog-buttons");
+  row.append(button(t("start.rules"), () => { closeOverlay(); ctl.show("rules"); }, "ghost"));
+  row.append(button(t("start.tutorial"), () => { closeOverlay(); ctl.show("tutorial"); }, "ghost"));
+  body.append(row);
+}
+
+// ---- rules page ---------------------------------------------------------------------------
+
+export function renderRules(root, ctl) {
+  root.innerHTML = "";
+  const back = button(t("common.back"), () => ctl.show(S.view ? "table" : "start"), "ghost");
+  back.id = "btn-back";
+  root.append(back);
+  root.append(h("h1", null, t("rules.title")));
+  root.append(h("p", "lead", t("rules.lead")));
+  const toc = h("nav", "toc");
+  toc.setAttribute("aria-label", t("rules.contents"));
+  const sections = raw("rules.sections") || [];
+  sections.forEach((sec, i) => {
+    const a = h("a", null, sec.title);
+    a.href = `#rule-${i}`;
+    a.addEventListener("click", (e) => { e.preventDefault(); document.getElementById(`rule-${i}`).scrollIntoView({ behavior: "smooth" }); });
+    toc.append(a);
+  });
+  root.append(toc);
+  sections.forEach((sec, i) => {
+    const s = h("section", "rule-section");
+    s.id = `rule-${i}`;
+    s.append(h("h2", null, sec.title));
+    const ul = h("ul");
+    for (const item of sec.items) ul.append(h("li", null, item));
+    s.append(ul);
+    root.append(s);
+  });
+  const tut = button(t("start.tutorial"), () => ctl.show("tutorial"), "primary");
+  root.append(tut);
+}

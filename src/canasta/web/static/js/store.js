@@ -1,0 +1,69 @@
+// The client's small amount of state: preferences, the current table message, selection and plan.
+
+function newId() {
+  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+  return "p-" + Math.random().toString(36).slice(2) + Date.now().toString(36);
+}
+
+function readJson(key, fallback) {
+  try {
+    const v = JSON.parse(localStorage.getItem(key));
+    return v == null ? fallback : v;
+  } catch { return fallback; }
+}
+
+function profileId() {
+  let id = null;
+  try { id = localStorage.getItem("canasta.profile"); } catch { /* storage blocked */ }
+  if (!id) {
+    id = newId();
+    try { localStorage.setItem("canasta.profile", id); } catch { /* play on without saving */ }
+  }
+  return id;
+}
+
+const DEFAULT_PREFS = {
+  lang: (navigator.language || "en").toLowerCase().startsWith("ja") ? "ja" : "en",
+  sound: false,
+  speed: "normal",
+  fourColour: false,
+  sort: "rank",
+  mode: "computer4",
+  difficulty: "normal",
+  preset: "classic",
+  target: 5000,
+  rules: {},
+};
+
+export const S = {
+  profile: profileId(),
+  prefs: { ...DEFAULT_PREFS, ...readJson("canasta.prefs", {}) },
+  presets: null,          // name -> settings JSON, from /api/presets
+  tableId: null,
+  sock: null,
+  msg: null,              // last "state" message
+  view: null,
+  table: null,
+  selection: new Set(),   // indexes into view.hand
+  plan: [],               // [{rank, idx: [indexes into view.hand]}]
+  validation: null,
+  validationFor: null,
+  notice: "",             // suggestion / hint text shown in the plan bar
+  confirmTake: false,
+  screen: "start",
+  connection: "closed",
+};
+
+export function savePrefs() {
+  try { localStorage.setItem("canasta.prefs", JSON.stringify(S.prefs)); } catch { /* ignore */ }
+}
+
+export function rememberTable(id) {
+  try {
+    if (id) localStorage.setItem("canasta.table", id); else localStorage.removeItem("canasta.table");
+  } catch { /* ignore */ }
+}
+
+export function lastTable() {
+  try { return localStorage.getItem("canasta.table"); } catch { return null; }
+}

@@ -1,0 +1,464 @@
+// Drawing the table from a SeatView and handling the player's planning. The server decides
+// what is legal: this module only shows the view, stages plans and asks the server.
+import { S } from "./store.js";
+import { t } from "./i18n.js";
+import { cardEl, backEl, sortCards, rankOf, rankLabel, MELD_RANKS, isWildFace, cardName } from "./cards.js";
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const h = (tag, cls, text) => {
+  const el = document.createElement(tag);
+  if (cls) el.className = cls;
+  if (text != null) el.textContent = text;
+  return el;
+};
+
+// ---- who is who -------------------------------------------------------------------------
+
+export function mySeat() {
+  const v = S.view;
+  if (!v) return 0;
+  if (v.seat != null) return v.seat;
+  return S.table && S.table.mode === "computer" ? 0 : v.turn;
+}
+
+export function seatName(seat) {
+  const v = S.view;
+  const n = v ? v.hand_counts.length : 4;
+  const mode = S.table ? S.table.mode : "computer";
+  if (mode === "local") return t("seat.player", { n: seat + 1 });
+  const me = 0;
+  if (seat === me) return t("seat.you");
+  if (n === 2) return t("seat.computer");
+  if (n === 4 && seat === 2) return t("seat.partner");
+  if (n === 4) return seat === 1 ? t("seat.left") : t("seat.right");
+  return seat === 1 ? t("seat.left") : t("seat.right");
+}
+
+/** Other seats in drawing order: left, across, right. */
+function otherSeats() {
+  const n = S.view.hand_counts.length;
+  const me = mySeat();
+  const out = [];
+  for (let k = 1; k < n; k++) out.push((me + k) % n);
+  return out;
+}
+
+export function sideName(side) {
+  const v = S.view;
+  const seats = v.sides.map((s, i) => (s === side ? i : -1)).filter((i) => i >= 0);
+  const mine = v.sides[mySeat()] === side;
+  if (S.table && S.table.mode === "computer") {
+    if (mine) return seats.length > 1 ? t("side.us") : t("seat.you");
+    return seats.length > 1 ? t("side.them") : seats.map(seatName).join(" & ");
+  }
+  return seats.map(seatName).join(" & ");
+}
+
+export function teamName(team) {
+  const v = S.view;
+  const seats = v.teams.map((x, i) => (x === team ? i : -1)).filter((i) => i >= 0);
+  if (S.table && S.table.mode === "computer") {
+    const mine = seats.includes(0);
+    if (seats.length > 1) return mine ? t("side.us") : t("side.them");
+    return seatName(seats[0]);
+  }
+  return seats.map(seatName).join(" & ");
+}
+
+// ---- plan helpers -----------------------------------------------------------------------
+
+export function plannedIdx() {
+  const out = new Set();
+  for (const g of S.plan) for (const i of g.idx) out.add(i);
+  return out;
+}
+
+export function planGroups() {
+  const hand = S.view.hand || [];
+  return S.plan.map((g) => ({ rank: g.rank, cards: g.idx.map((i) => hand[i]) }));
+}
+
+/** The action the current plan stands for (take in the draw phase, meld in the play phase). */
+export function planAction(discardIdx = null) {
+  const v = S.view;
+  const groups = planGroups();
+  if (v.phase === "draw") {
+    const top = v.pile.top;
+    const topRank = top ? rankOf(top) : null;
+    if (topRank && !groups.some((g) => g.rank === topRank)) groups.unshift({ rank: topRank, cards: [] });
+    return { type: "take", groups };
+  }
+  const a = { type: "meld", groups };
+  if (discardIdx != null) a.discard = v.hand[discardIdx];
+  return a;
+}
+
+/** Ranks the current selection can be staged on (by the cards' own rank; wilds: any rank). */
+export function selectionTargets() {
+  const hand = S.view.hand || [];
+  const cards = [...S.selection].map((i) => hand[i]);
+  if (!cards.length) return [];
+  const naturals = [...new Set(cards.filter((c) => !isWildFace(c)).map(rankOf))];
+  if (naturals.length > 1) return [];
+  if (naturals.length === 1) return naturals;
+  return MELD_RANKS.slice();
+}
+
+export function remapIndexes(oldHand, newHand, idx) {
+  const used = new Set();
+  const out = [];
+  for (const i of idx) {
+    const card = oldHand[i];
+    const j = newHand.findIndex((c, k) => c === card && !used.has(k));
+    if (j < 0) return null;
+    used.add(j);
+    out.push(j);
+  }
+  return out;
+}
+
+function legalOf(type) { return (S.view.legal || []).filter((a) => a.type === type); }
+function myTurn() {
+  const v = S.view;
+  return v && v.hand != null && v.turn === mySeat() && v.phase !== "over" && !(S.table && S.table.handoff != null);
+}
+export function canAct(type) { return myTurn() && legalOf(type).length > 0; }
+
+// ---- drawing ----------------------------------------------------------------------------
+
+export function renderTable(root, actions) {
+  const v = S.view;
+  root.innerHTML = "";
+  if (!v) {
+    root.append(h("p", "loading", t("table.connecting")));
+    return;
+  }
+  root.classList.toggle("four-colour", !!S.prefs.fourColour);
+  const me = mySeat();
+  const mySide = v.sides[me];
+  const myTeam = v.teams[me];
+
+  // other seats
+  const seats = h("section", "seats");
+  seats.setAttribute("aria-label", t("table.players"));
+  for (const s of otherSeats()) seats.append(seatBadge(s));
+  root.append(seats);
+
+  // melds of the other sides, then the centre, then ours
+  const board = h("section", "board");
+  const sides = [...new Set(v.sides)];
+  for (const side of sides.filter((x) => x !== mySide)) board.append(meldArea(side, false, actions));
+  board.append(centre(actions));
+  board.append(meldArea(mySide, true, actions));
+  root.append(board);
+
+  // my seat: status, plan, targets, hand, buttons
+  const mine = h("section", "mine");
+  mine.setAttribute("aria-label", t("table.your_area"));
+  mine.append(statusLine(me));
+  mine.append(planBar(actions, mySide, myTeam));
+  mine.append(targetRow(actions, mySide));
+  mine.append(handRow(actions));
+  mine.append(buttonRow(actions));
+  root.append(mine);
+}
+
+function seatBadge(seat) {
+  const v = S.view;
+  const b = h("div", "seat");
+  b.dataset.seat = seat;
+  if (v.turn === seat && v.phase !== "over") b.classList.add("active");
+  if (v.sides[seat] === v.sides[mySeat()]) b.classList.add("ally");
+  const name = h("div", "seat-name", seatName(seat));
+  const info = S.table && S.table.seats && S.table.seats[seat];
+  if (info && info.kind === "computer" && info.level) name.append(h("small", "level", t(`difficulty.${info.level}`)));
+  b.append(name);
+  const count = v.hand_counts[seat];
+  const fan = h("div", "fan");
+  for (let i = 0; i < Math.min(count, 8); i++) fan.append(backEl(true));
+  b.append(fan);
+  const c = h("div", "seat-count", t("table.cards_count", { n: count }));
+  b.append(c);
+  const r3 = v.red_threes[seat] || [];
+  if (r3.length) {
+    const rt = h("div", "seat-r3");
+    for (const card of r3) rt.append(cardEl(card, { small: true }));
+    b.append(rt);
+  }
+  b.setAttribute("aria-label", `${seatName(seat)}: ${t("table.cards_count", { n: count })}`);
+  b.setAttribute("role", "group");
+  return b;
+}
+
+function meldArea(side, mine, actions) {
+  const v = S.view;
+  const area = h("div", "melds " + (mine ? "ours" : "theirs"));
+  area.dataset.side = side;
+  const head = h("div", "melds-head");
+  head.append(h("span", "side-name", sideName(side)));
+  const opened = v.opened[side];
+  head.append(h("span", "tag " + (opened ? "ok" : "muted"), opened ? t("table.opened") : t("table.not_opened")));
+  if (v.canastas[side]) head.append(h("span", "tag gold", t("table.canastas_n", { n: v.canastas[side] })));
+  const r3 = [];
+  v.sides.forEach((s, seat) => { if (s === side) r3.push(...(v.red_threes[seat] || [])); });
+  const r3box = h("span", "r3");
+  r3box.append(h("span", "r3-label", t("table.red_threes", { n: r3.length })));
+  for (const card of r3) r3box.append(cardEl(card, { small: true }));
+  head.append(r3box);
+  area.append(head);
+  const list = h("div", "meld-list");
+  const targets = mine ? selectionTargets() : [];
+  const melds = v.melds[side] || [];
+  if (!melds.length) list.append(h("span", "empty", t("table.no_melds")));
+  for (const m of melds) {
+    const chip = meldChip(m);
+    if (mine) {
+      chip.tabIndex = 0;
+      chip.setAttribute("role", "button");
+      if (targets.includes(m.rank)) chip.classList.add("target");
+      chip.addEventListener("click", (e) => { e.stopPropagation(); actions.stage(m.rank); });
+      chip.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); actions.stage(m.rank); } });
+    }
+    list.append(chip);
+  }
+  area.append(list);
+  return area;
+}
+
+export function meldChip(m) {
+  const chip = h("div", "meld");
+  chip.dataset.rank = m.rank;
+  const n = m.cards.length;
+  if (m.canasta) chip.classList.add("canasta", m.natural ? "natural" : "mixed");
+  const face = h("div", "meld-face");
+  const shown = m.cards.filter((c) => !isWildFace(c));
+  const first = shown[0] || m.cards[0];
+  const stack = Math.min(n, 4);
+  for (let i = 0; i < stack; i++) {
+    const c = cardEl(i === stack - 1 ? first : (m.cards[i] || first), { small: true });
+    c.style.setProperty("--i", i);
+    face.append(c);
+  }
+  chip.append(face);
+  const meta = h("div", "meld-meta");
+  meta.append(h("b", "meld-rank", rankLabel(m.rank)));
+  meta.append(h("span", "meld-count", t("table.meld_count", { n })));
+  meta.append(h("span", "meld-type " + (m.natural ? "nat" : "mix"), m.natural ? t("table.natural") : t("table.mixed")));
+  if (m.wilds) meta.append(h("span", "meld-wilds", t("table.wilds_n", { n: m.wilds })));
+  if (m.canasta) meta.append(h("span", "bonus", t("table.canasta_bonus", { n: m.natural ? 500 : 300 })));
+  chip.append(meta);
+  chip.setAttribute("aria-label", t("table.meld_aria", {
+    rank: rankLabel(m.rank), n, type: m.natural ? t("table.natural") : t("table.mixed"),
+  }) + (m.canasta ? " " + t("table.canasta") : ""));
+  return chip;
+}
+
+function centre(actions) {
+  const v = S.view;
+  const mySide = v.sides[mySeat()];
+  const c = h("div", "centre");
+  // stock
+  const stock = h("button", "pile-slot stock");
+  stock.type = "button";
+  stock.id = "stock";
+  stock.append(v.stock_size ? backEl() : h("div", "card empty-slot"));
+  stock.append(h("span", "slot-label", t("table.stock_n", { n: v.stock_size })));
+  stock.setAttribute("aria-label", t("table.stock_aria", { n: v.stock_size }));
+  if (canAct("draw")) stock.classList.add("can");
+  stock.addEventListener("click", (e) => { e.stopPropagation(); actions.draw(); });
+  c.append(stock);
+  // pile
+  const pile = h("button", "pile-slot pile");
+  pile.type = "button";
+  pile.id = "pile";
+  const frozen = v.pile.frozen[mySide];
+  if (v.pile.top) {
+    const top = cardEl(v.pile.top);
+    if (v.pile.size > 1) top.classList.add("stacked");
+    pile.append(top);
+  } else pile.append(h("div", "card empty-slot"));
+  pile.append(h("span", "slot-label", t("table.pile_n", { n: v.pile.size })));
+  if (frozen) pile.classList.add("frozen");
+  if (v.pile.blocked && v.pile.top) pile.classList.add("blocked");
+  const sel = [...S.selection];
+  if (myTurn() && v.phase === "play" && sel.length === 1) pile.classList.add("can");
+  if (myTurn() && v.phase === "draw" && (canAct("take") || S.plan.length)) pile.classList.add("can");
+  pile.setAttribute("aria-label", t("table.pile_aria", { n: v.pile.size, top: v.pile.top ? cardName(v.pile.top) : t("table.none") }) +
+    (frozen ? ". " + t("table.frozen") : ""));
+  pile.addEventListener("click", (e) => { e.stopPropagation(); actions.pileTap(); });
+  c.append(pile);
+  // info
+  const info = h("div", "pile-info");
+  if (frozen) {
+    const causes = (v.pile.causes[mySide] || []).map((k) => t(`causes.${k}`)).join(", ");
+    info.append(h("div", "tag ice", `❄ ${t("table.frozen")}: ${causes}`));
+  } else info.append(h("div", "tag ok", t("table.not_frozen")));
+  if (v.pile.blocked && v.pile.top) {
+    const top = v.pile.top;
+    const why = rankOf(top) === "3" ? t("table.blocked_three") : t("table.blocked_wild");
+    info.append(h("div", "tag stop", `⊘ ${why}`));
+  }
+  const myTeam = v.teams[mySeat()];
+  if (!v.opened[mySide]) info.append(h("div", "tag", t("table.minimum", { n: v.opening_minimums[myTeam] })));
+  c.append(info);
+  return c;
+}
+
+function statusLine(me) {
+  const v = S.view;
+  const el = h("div", "status");
+  el.id = "status";
+  el.setAttribute("aria-live", "polite");
+  let text;
+  if (v.phase === "over") text = t("status.hand_over");
+  else if (S.table && S.table.paused) text = t("status.paused");
+  else if (v.turn === me && v.hand != null) {
+    if (v.phase === "draw") text = t("status.your_draw");
+    else if (v.phase === "ask") text = t("status.answer");
+    else text = t("status.your_play");
+  } else text = t("status.waiting", { name: seatName(v.turn) });
+  el.textContent = text;
+  if (S.connection !== "open") el.append(h("span", "tag stop", t("status.reconnecting")));
+  return el;
+}
+
+function planBar(actions, mySide, myTeam) {
+  const v = S.view;
+  const bar = h("div", "planbar");
+  bar.id = "planbar";
+  const groups = h("div", "plan-groups");
+  const hand = v.hand || [];
+  for (const g of S.plan) {
+    const box = h("div", "plan-group");
+    box.dataset.rank = g.rank;
+    box.append(h("b", "plan-rank", rankLabel(g.rank)));
+    for (const i of g.idx) box.append(cardEl(hand[i], { small: true }));
+    const x = h("button", "plan-x", "×");
+    x.type = "button";
+    x.setAttribute("aria-label", t("plan.remove", { rank: rankLabel(g.rank) }));
+    x.addEventListener("click", (e) => { e.stopPropagation(); actions.unstage(g.rank); });
+    box.append(x);
+    groups.append(box);
+  }
+  if (S.plan.length) bar.append(groups);
+  const info = h("div", "plan-info");
+  const val = S.validation;
+  if (S.plan.length && !v.opened[mySide]) {
+    const minimum = val && val.minimum != null ? val.minimum : v.opening_minimums[myTeam];
+    const count = val && val.count != null ? val.count : "…";
+    const cnt = h("span", "tag count", t("plan.count", { count, minimum }));
+    if (val && val.count != null) cnt.classList.add(val.count >= minimum ? "ok" : "short");
+    info.append(cnt);
+  }
+  if (S.plan.length && val) {
+    const msg = h("span", "validation " + (val.legal ? "ok" : "bad"), val.legal ? t("plan.legal") : errorText(val));
+    msg.id = "validation";
+    info.append(msg);
+  }
+  if (S.notice) info.append(h("span", "notice", S.notice));
+  if (info.childNodes.length) bar.append(info);
+  if (!bar.childNodes.length) bar.classList.add("idle");
+  return bar;
+}
+
+export function errorText(err) {
+  const key = `errors.${err.code}`;
+  const params = {};
+  if (err.count != null) params.count = err.count;
+  if (err.minimum != null) params.minimum = err.minimum;
+  const s = t(key, params);
+  if (s !== key && !(s.includes("{count}") || s.includes("{minimum}"))) return s;
+  // A code we have no words for: English keeps the server's sentence, others a generic line.
+  if (t("lang.code") === "en" && err.message) return err.message;
+  return t("errors.generic");
+}
+
+function targetRow(actions, mySide) {
+  const v = S.view;
+  const row = h("div", "targets");
+  row.id = "targets";
+  const targets = selectionTargets();
+  if (!targets.length || v.hand == null) {
+    if (S.selection.size && selectionTargets().length === 0 && v.hand) row.append(h("span", "hint", t("plan.one_rank")));
+    return row;
+  }
+  row.append(h("span", "hint", t("plan.tap_rank")));
+  const melded = new Set((v.melds[mySide] || []).map((m) => m.rank));
+  for (const r of targets) {
+    const b = h("button", "rank-chip", rankLabel(r));
+    b.type = "button";
+    b.dataset.rank = r;
+    if (melded.has(r)) b.classList.add("melded");
+    b.setAttribute("aria-label", t("plan.stage_on", { rank: rankLabel(r) }));
+    b.addEventListener("click", (e) => { e.stopPropagation(); actions.stage(r); });
+    row.append(b);
+  }
+  return row;
+}
+
+function handRow(actions) {
+  const v = S.view;
+  const wrap = h("div", "hand");
+  wrap.id = "hand";
+  wrap.tabIndex = -1;
+  wrap.setAttribute("role", "group");
+  wrap.setAttribute("aria-label", t("table.your_hand", { n: v.hand ? v.hand.length : 0 }));
+  if (v.hand == null) {
+    wrap.append(h("p", "hidden-hand", t("table.hand_hidden")));
+    return wrap;
+  }
+  const planned = plannedIdx();
+  for (const { c, i } of sortCards(v.hand, S.prefs.sort)) {
+    const el = cardEl(c, { tag: "button" });
+    el.dataset.i = i;
+    if (S.selection.has(i)) el.classList.add("selected");
+    if (planned.has(i)) {
+      el.classList.add("planned");
+      el.setAttribute("aria-disabled", "true");
+    }
+    el.setAttribute("aria-pressed", S.selection.has(i) ? "true" : "false");
+    el.addEventListener("click", (e) => { e.stopPropagation(); actions.toggle(i); });
+    wrap.append(el);
+  }
+  return wrap;
+}
+
+function btn(id, label, key, onClick, enabled, extra = "") {
+  const b = h("button", "act " + extra);
+  b.type = "button";
+  b.id = id;
+  b.append(h("span", "lbl", label));
+  if (key) b.append(h("kbd", null, key));
+  b.disabled = !enabled;
+  b.addEventListener("click", (e) => { e.stopPropagation(); onClick(); });
+  return b;
+}
+
+function buttonRow(actions) {
+  const v = S.view;
+  const row = h("div", "buttons");
+  const mine = myTurn();
+  const draw = v.phase === "draw";
+  const play = v.phase === "play";
+  const sel = S.selection.size;
+  row.append(btn("btn-draw", t("actions.draw"), "D", actions.draw, canAct("draw"), "primary"));
+  row.append(btn("btn-take", t("actions.take"), "T", actions.take, mine && draw && (canAct("take") || S.plan.length > 0)));
+  row.append(btn("btn-meld", t("actions.meld"), "F", actions.meld, mine && play && S.plan.length > 0, "primary"));
+  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1));
+  row.append(btn("btn-cancel", t("actions.cancel"), "Esc", actions.cancel, sel > 0 || S.plan.length > 0));
+  for (const a of v.legal || []) {
+    if (!mine) break;
+    if (a.type === "ask") row.append(btn("btn-ask", t("actions.ask"), null, () => actions.send(a), true));
+    if (a.type === "answer") row.append(btn(a.yes ? "btn-yes" : "btn-no", a.yes ? t("actions.yes") : t("actions.no"), null, () => actions.send(a), true));
+    if (a.type === "decline") row.append(btn("btn-decline", t("actions.decline"), null, () => actions.send(a), true));
+  }
+  row.append(btn("btn-suggest", t("actions.suggest"), null, actions.suggest, mine, "ghost"));
+  row.append(btn("btn-undo", t("actions.undo"), "U", actions.undo, !!(S.table && S.table.can_undo), "ghost"));
+  row.append(btn("btn-sort", S.prefs.sort === "rank" ? t("actions.sort_suit") : t("actions.sort_rank"), "S", actions.sort, true, "ghost"));
+  const hasComputer = S.table && S.table.seats && S.table.seats.some((s) => s.kind === "computer");
+  if (hasComputer) {
+    const paused = S.table.paused;
+    row.append(btn("btn-pause", paused ? t("actions.resume") : t("actions.pause"), null, actions.pause, true, "ghost"));
+  }
+  return row;
+}

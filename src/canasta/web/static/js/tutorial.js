@@ -1,0 +1,196 @@
+// Step-by-step tutorial with example layouts. The layouts and the counts shown are fixed
+// teaching examples (written out by hand), not computed by rules in the browser.
+import { t, raw } from "./i18n.js";
+import { cardEl, rankLabel } from "./cards.js";
+import { meldChip } from "./table.js";
+
+const STEPS = [
+  { // opening with two melds
+    hand: ["KC", "KD", "KS", "8H", "8S", "2C", "5D", "9H", "JS", "4C"],
+    pile: { top: "6H", size: 4, frozen: true },
+    ours: [], theirs: [],
+    minimum: 50,
+    tasks: [
+      { select: [0, 1, 2], target: "rank:K", count: 30 },
+      { select: [3, 4, 5], target: "rank:8", count: 70 },
+      { select: [], target: "meld" },
+    ],
+  },
+  { // taking a frozen pile
+    hand: ["9C", "9D", "2H", "QS", "QH", "7C", "5S", "AH"],
+    pile: { top: "9S", size: 9, frozen: true, under: "2D" },
+    ours: [{ rank: "K", cards: ["KH", "KS", "KD", "KC"], naturals: 4, wilds: 0, canasta: false, natural: true }],
+    theirs: [{ rank: "J", cards: ["JH", "JS", "JC"], naturals: 3, wilds: 0, canasta: false, natural: true }],
+    tasks: [
+      { select: [0, 1], target: "pile" },
+    ],
+  },
+  { // going out
+    hand: ["5C", "5H", "5S", "TD"],
+    pile: { top: "7D", size: 3, frozen: false },
+    ours: [
+      { rank: "A", cards: ["AH", "AS", "AD", "AC", "AH", "AS", "AD"], naturals: 7, wilds: 0, canasta: true, natural: true },
+      { rank: "Q", cards: ["QH", "QS", "2C"], naturals: 2, wilds: 1, canasta: false, natural: false },
+    ],
+    theirs: [],
+    tasks: [
+      { select: [0, 1, 2], target: "rank:5" },
+      { select: [3], target: "pile" },
+    ],
+  },
+];
+
+let stepIndex = 0;
+let taskIndex = 0;
+let selected = new Set();
+let staged = [];
+
+function reset(i) {
+  stepIndex = i;
+  taskIndex = 0;
+  selected = new Set();
+  staged = [];
+}
+
+const h = (tag, cls, text) => {
+  const el = document.createElement(tag);
+  if (cls) el.className = cls;
+  if (text != null) el.textContent = text;
+  return el;
+};
+
+export function renderTutorial(root, ctl) {
+  root.innerHTML = "";
+  const texts = raw("tutorial.steps") || [];
+  const step = STEPS[stepIndex];
+  const text = texts[stepIndex] || {};
+  const back = h("button", "btn ghost", t("common.back"));
+  back.type = "button";
+  back.addEventListener("click", () => ctl.show("start"));
+  root.append(back);
+  root.append(h("h1", null, t("tutorial.title")));
+  const nav = h("div", "tut-steps");
+  STEPS.forEach((_, i) => {
+    const b = h("button", "btn small" + (i === stepIndex ? " primary" : ""), `${i + 1}. ${(texts[i] || {}).title || ""}`);
+    b.type = "button";
+    b.addEventListener("click", () => { reset(i); ctl.redraw(); });
+    nav.append(b);
+  });
+  root.append(nav);
+  root.append(h("h2", null, text.title || ""));
+  root.append(h("p", "lead", text.intro || ""));
+
+  const task = step.tasks[taskIndex];
+  const done = taskIndex >= step.tasks.length;
+  const board = h("div", "tut-board");
+
+  const melds = (list, label, ours) => {
+    const area = h("div", "melds " + (ours ? "ours" : "theirs"));
+    area.append(h("div", "melds-head", label));
+    const l = h("div", "meld-list");
+    for (const m of list) l.append(meldChip(m));
+    for (const g of ours ? staged.filter((x) => x.cards.length) : []) {
+      const box = h("div", "plan-group");
+      box.append(h("b", "plan-rank", rankLabel(g.rank)));
+      for (const c of g.cards) box.append(cardEl(c, { small: true }));
+      l.append(box);
+    }
+    if (!l.childNodes.length) l.append(h("span", "empty", t("table.no_melds")));
+    area.append(l);
+    return area;
+  };
+  board.append(melds(step.theirs, t("side.them"), false));
+  const centre = h("div", "centre");
+  const pile = h("button", "pile-slot pile" + (step.pile.frozen ? " frozen" : ""));
+  pile.type = "button";
+  pile.id = "tut-pile";
+  if (step.pile.under) {
+    const under = cardEl(step.pile.under, { small: true });
+    under.classList.add("under");
+    pile.append(under);
+  }
+  pile.append(cardEl(step.pile.top));
+  pile.append(h("span", "slot-label", t("table.pile_n", { n: step.pile.size })));
+  if (!done && task.target === "pile" && selected.size === task.select.length) pile.classList.add("can", "pulse");
+  pile.addEventListener("click", () => attempt("pile"));
+  centre.append(pile);
+  const info = h("div", "pile-info");
+  info.append(h("div", "tag " + (step.pile.frozen ? "ice" : "ok"), step.pile.frozen ? `❄ ${t("table.frozen")}` : t("table.not_frozen")));
+  if (step.minimum) {
+    const last = [...step.tasks.slice(0, taskIndex)].reverse().find((x) => x.count != null);
+    info.append(h("div", "tag count" + (last && last.count >= step.minimum ? " ok" : ""), t("plan.count", { count: last ? last.count : 0, minimum: step.minimum })));
+  }
+  centre.append(info);
+  board.append(centre);
+  board.append(melds(step.ours, t("side.us"), true));
+  root.append(board);
+
+  const instr = h("p", "tut-task", done ? text.done : (text.tasks || [])[taskIndex] || "");
+  instr.setAttribute("aria-live", "polite");
+  root.append(instr);
+
+  const targets = h("div", "targets");
+  if (!done && task.target.startsWith("rank:") && selected.size === task.select.length) {
+    const r = task.target.slice(5);
+    const chip = h("button", "rank-chip pulse", rankLabel(r));
+    chip.type = "button";
+    chip.setAttribute("aria-label", t("plan.stage_on", { rank: rankLabel(r) }));
+    chip.addEventListener("click", () => attempt(task.target));
+    targets.append(chip);
+  }
+  root.append(targets);
+
+  const hand = h("div", "hand tut-hand");
+  const usedIdx = new Set(staged.flatMap((g) => g.idx));
+  step.hand.forEach((c, i) => {
+    if (usedIdx.has(i)) return;
+    const el = cardEl(c, { tag: "button" });
+    if (selected.has(i)) el.classList.add("selected");
+    if (!done && task.select.includes(i) && !selected.has(i)) el.classList.add("hint");
+    el.addEventListener("click", () => {
+      if (done) return;
+      if (selected.has(i)) selected.delete(i); else selected.add(i);
+      ctl.redraw();
+    });
+    hand.append(el);
+  });
+  root.append(hand);
+
+  const row = h("div", "buttons");
+  if (!done && task.target === "meld") {
+    const meld = h("button", "act primary pulse", t("actions.meld"));
+    meld.type = "button";
+    meld.addEventListener("click", () => attempt("meld"));
+    row.append(meld);
+  }
+  const again = h("button", "act ghost", t("tutorial.again"));
+  again.type = "button";
+  again.addEventListener("click", () => { reset(stepIndex); ctl.redraw(); });
+  row.append(again);
+  if (stepIndex < STEPS.length - 1) {
+    const next = h("button", "act" + (done ? " primary" : ""), t("tutorial.next"));
+    next.type = "button";
+    next.addEventListener("click", () => { reset(stepIndex + 1); ctl.redraw(); });
+    row.append(next);
+  } else if (done) {
+    const play = h("button", "act primary", t("tutorial.finish"));
+    play.type = "button";
+    play.addEventListener("click", () => { reset(0); ctl.show("start"); });
+    row.append(play);
+  }
+  root.append(row);
+
+  function attempt(target) {
+    if (done) return;
+    const want = new Set(task.select);
+    const ok = target === task.target && want.size === selected.size && [...want].every((i) => selected.has(i));
+    if (!ok) { ctl.toast(t("tutorial.try_again")); return; }
+    if (target.startsWith("rank:")) staged.push({ rank: target.slice(5), idx: [...selected], cards: [...selected].map((i) => step.hand[i]) });
+    if (target === "pile" || target === "meld") {
+      for (const i of selected) staged.push({ rank: "", idx: [i], cards: [] });
+    }
+    selected = new Set();
+    taskIndex += 1;
+    ctl.redraw();
+  }
+}
