@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 import warnings
 from collections.abc import Iterator
@@ -13,19 +12,6 @@ import pytest
 warnings.filterwarnings("ignore", message=".*httpx.*", category=DeprecationWarning)
 
 PG_URL = os.environ.get("CANASTA_TEST_PG_URL")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Async tests in this folder run under pytest-asyncio (auto mode for tests/server only)."""
-    here = Path(__file__).parent
-    for item in items:
-        fn = getattr(item, "function", None)
-        if (
-            fn is not None
-            and inspect.iscoroutinefunction(fn)
-            and here in Path(str(item.fspath)).parents
-        ):
-            item.add_marker(pytest.mark.asyncio)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -114,7 +114,7 @@ class Truth:
             "the view is not the recipient's view of the true state"
         )
         assert msg["event"] is None or msg["event"] == view["history"][-1]
-        assert not list(_cards(msg["table"])), "table info carries cards"
+        assert not list(cards_in(msg["table"])), "table info carries cards"
         if seat is None:
             assert view["hand"] is None
         else:
@@ -145,16 +145,16 @@ def _contains(lst: list[str], seq: list[str]) -> bool:
     return any(lst[i : i + n] == seq for i in range(len(lst) - n + 1))
 
 
-def _cards(node: Any) -> Iterator[str]:
+def cards_in(node: Any) -> Iterator[str]:
     if isinstance(node, str):
         if CARD.match(node):
             yield node
     elif isinstance(node, dict):
         for v in node.values():
-            yield from _cards(v)
+            yield from cards_in(v)
     elif isinstance(node, list):
         for v in node:
-            yield from _cards(v)
+            yield from cards_in(v)
 
 
 def _card_lists(node: Any) -> Iterator[list[str]]:

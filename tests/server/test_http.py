@@ -1,0 +1,101 @@
+"""HTTP endpoints: presets, creating tables, coded errors, the page."""
+
+from __future__ import annotations
+
+import pytest
+
+from .support import cards_in, client, new_profile
+
+
+def test_presets_and_levels(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        body = c.get("/api/presets").json()
+        assert set(body["presets"]) >= {
+            "classic",
+            "bicycle",
+            "two-player",
+            "two-player-quick",
+            "three-player",
+        }
+        assert body["presets"]["two-player"]["players"] == 2
+        assert body["levels"] == ["beginner", "normal", "expert"]
+
+
+def test_index_page_is_served(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        r = c.get("/")
+        assert r.status_code == 200 and "html" in r.headers["content-type"]
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"mode": "online"}, "bad_mode"),
+        ({"mode": "computer", "difficulty": "godlike"}, "bad_difficulty"),
+        ({"mode": "computer", "preset": "pinochle"}, "unknown_preset"),
+        ({"mode": "local", "players": 5}, "bad_players"),
+        ({"mode": "local", "players": 2, "preset": "classic"}, "players_mismatch"),
+        ({"mode": "computer", "rules": {"target": 12}}, None),
+        ({"mode": "computer", "rules": {"colour": "blue"}}, None),
+        ({"mode": "computer", "rules": "fast"}, "bad_request"),
+        ({"mode": "computer", "seed": "x"}, "bad_seed"),
+        ({"mode": "computer", "profile": "p" * 200}, "bad_profile"),
+    ],
+)
+def test_bad_table_requests_get_coded_errors(
+    sqlite_url: str, body: dict[str, object], code: str | None
+) -> None:
+    with client(sqlite_url) as c:
+        r = c.post("/api/tables", json=body)
+        assert r.status_code == 400
+        error = r.json()["error"]
+        assert error["message"]
+        if code is not None:
+            assert error["code"] == code
+
+
+def test_garbage_body_is_refused(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        r = c.post("/api/tables", content=b"{nope", headers={"content-type": "application/json"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
+        r = c.post("/api/tables", json=[1, 2])
+        assert r.status_code == 400
+
+
+def test_create_and_read_tables(sqlite_url: str) -> None:
+    profile = new_profile()
+    with client(sqlite_url) as c:
+        r = c.post(
+            "/api/tables",
+            json={
+                "mode": "computer",
+                "preset": "two-player",
+                "difficulty": "beginner",
+                "profile": profile,
+            },
+        )
+        assert r.status_code == 200
+        created = r.json()
+        assert [s["kind"] for s in created["seats"]] == ["human", "computer"]
+        assert created["seats"][1]["level"] == "beginner"
+        four = c.post(
+            "/api/tables", json={"mode": "computer", "difficulty": "expert", "profile": profile}
+        ).json()
+        assert [s["role"] for s in four["seats"]] == ["you", "opponent", "partner", "opponent"]
+        assert [s["level"] for s in four["seats"]] == [None, "expert", "normal", "expert"]
+        local = c.post(
+            "/api/tables", json={"mode": "local", "players": 3, "profile": profile}
+        ).json()
+        assert local["settings"]["preset"] == "three-player"
+        assert all(s["kind"] == "human" for s in local["seats"])
+
+        got = c.get(f"/api/tables/{created['table']}").json()
+        assert got["table"] == created["table"] and got["mode"] == "computer"
+        assert got["settings"]["players"] == 2 and got["status"] == "playing"
+        assert not list(cards_in(got))
+
+        listed = c.get("/api/tables", params={"profile": profile}).json()["tables"]
+        assert {t["table"] for t in listed} == {created["table"], four["table"], local["table"]}
+        assert c.get("/api/tables/unknown").status_code == 404
+        assert c.get("/api/tables/unknown").json()["error"]["code"] == "table_not_found"
+        assert c.get("/api/stats").json()["error"]["code"] == "profile_required"

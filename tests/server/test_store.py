@@ -1,0 +1,110 @@
+"""The storage layer directly (async): migrations, table rows, statistics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from canasta import Game, Settings
+from canasta.server.db import StatsDelta, Store, resolve_db_url
+from canasta.server.table import Table
+
+from .support import new_profile
+
+
+@pytest.mark.asyncio
+async def test_migrations_run_twice_and_reach_head(db_url: str) -> None:
+    store = Store(db_url)
+    try:
+        await store.migrate()
+        await store.migrate()
+        async with store.engine.connect() as conn:
+            version = (
+                await conn.execute(text("select version_num from alembic_version"))
+            ).scalar_one()
+        assert version == "0001"
+    finally:
+        await store.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_saved_table_reloads_to_the_same_game(db_url: str) -> None:
+    store = Store(db_url)
+    await store.migrate()
+    try:
+        table = Table.create(
+            table_id=new_profile(),
+            profile="p",
+            mode="computer",
+            settings=Settings.preset("classic"),
+            difficulty="normal",
+            store=store,
+            delay_ms=0,
+            seed=17,
+        )
+        game = table.game
+        for _ in range(30):
+            game.apply(game.state.legal_actions()[-1])
+        table.version = 30
+        await store.save_table(table.row_values())
+        row = await store.load_table(table.id)
+        assert row is not None
+        again = Table.from_row(row, store)
+        assert again.version == 30
+        assert again.game.to_record() == game.to_record()
+        for seat in range(4):
+            assert again.game.state.view(seat).to_json() == game.state.view(seat).to_json()
+        assert again.seats == table.seats
+        assert isinstance(again.game, Game)
+    finally:
+        await store.dispose()
+
+
+@pytest.mark.asyncio
+async def test_stats_deltas_accumulate_and_reset(db_url: str) -> None:
+    store = Store(db_url)
+    await store.migrate()
+    profile = new_profile()
+    try:
+        table = Table.create(
+            table_id=new_profile(),
+            profile=profile,
+            mode="computer",
+            settings=Settings.preset("classic"),
+            difficulty="normal",
+            store=store,
+            delay_ms=0,
+        )
+        values = table.row_values()
+        await store.save_table(
+            values, [StatsDelta(profile, canastas=2, best_hand=300, finished=True, won=True)]
+        )
+        await store.save_table(
+            values, [StatsDelta(profile, canastas=1, best_hand=-50, finished=True, won=True)]
+        )
+        await store.save_table(
+            values, [StatsDelta(profile, best_hand=900, finished=True, won=False)]
+        )
+        await store.save_table(values, [StatsDelta(profile, finished=True, won=True)])
+        assert await store.get_stats(profile) == {
+            "played": 4,
+            "won": 3,
+            "best_hand": 900,
+            "canastas": 3,
+            "streak": 1,
+            "best_streak": 2,
+        }
+        await store.reset_stats(profile)
+        assert (await store.get_stats(profile))["played"] == 0
+    finally:
+        await store.dispose()
+
+
+def test_database_urls(tmp_path: Path) -> None:
+    assert resolve_db_url(str(tmp_path / "x.db")) == f"sqlite+aiosqlite:///{tmp_path / 'x.db'}"
+    assert resolve_db_url("sqlite:///a.db") == "sqlite+aiosqlite:///a.db"
+    assert resolve_db_url("postgresql://u@h/db") == "postgresql+asyncpg://u@h/db"
+    assert resolve_db_url("postgresql+asyncpg://u@h/db") == "postgresql+asyncpg://u@h/db"
+    assert resolve_db_url(None).startswith("sqlite+aiosqlite:///")
