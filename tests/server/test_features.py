@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from typing import Any
 
@@ -195,6 +196,11 @@ def test_validate_answers_with_the_opening_minimum_numbers(sqlite_url: str) -> N
             if "JK" not in msg["view"]["hand"]:
                 assert wrong["code"] == "card_not_in_hand"
 
+            send(ws, type="action", version=msg["version"], action=plan)
+            refused = receive(ws)
+            assert refused["type"] == "error" and refused["code"] == "opening_minimum_not_met"
+            assert (refused["count"], refused["minimum"], refused["section"]) == (15, 50, "R6")
+
             legal = msg["view"]["legal"][0]
             send(ws, type="validate", version=msg["version"], action=legal)
             ok = receive(ws)
@@ -245,3 +251,35 @@ def test_an_action_message_round_trips_through_json(sqlite_url: str) -> None:
                 json.dumps({"type": "action", "version": msg["version"], "action": "draw"})
             )
             assert receive(ws)["view"]["phase"] == "play"
+
+
+def test_computer_delay_pause_and_resume(sqlite_url: str) -> None:
+    profile = new_profile()
+    with client(sqlite_url, delay_ms=300) as c:
+        tid = create_table(c, mode="computer", preset="two-player", profile=profile, seed=6)
+        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+            msg = receive_until(ws, my_turn)
+            assert msg["table"]["delay_ms"] == 300
+            send(ws, type="settings", delay_ms=300)  # unchanged: nothing happens
+            msg = draw(ws, msg)
+            send(
+                ws,
+                type="action",
+                version=msg["version"],
+                action={"type": "discard", "card": msg["view"]["hand"][0]},
+            )
+            send(ws, type="pause")
+            discarded = receive(ws)
+            paused = receive(ws)
+            assert discarded["view"]["turn"] == 1 and paused["change"] == "pause"
+            assert paused["version"] == discarded["version"] + 1
+            time.sleep(0.7)
+            send(ws, type="sync")
+            still = receive(ws)
+            assert still["version"] == paused["version"] and still["view"]["turn"] == 1
+            send(ws, type="settings", delay_ms=0)
+            assert receive(ws)["table"]["delay_ms"] == 0
+            send(ws, type="resume")
+            assert receive(ws)["change"] == "resume"
+            back = receive_until(ws, my_turn)
+            assert back["view"]["turn"] == 0 and not back["table"]["paused"]

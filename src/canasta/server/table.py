@@ -43,12 +43,27 @@ class TableError(Exception):
         self.section = section
 
 
+_MINIMUM_RE = re.compile(r"count (\d+); your side needs (\d+)")
+
+
+def minimum_numbers(code: str | None, message: str) -> tuple[int | None, int | None]:
+    """(count, minimum) of the core's opening-minimum error, for clients that word it themselves."""
+    if code == "opening_minimum_not_met":
+        m = _MINIMUM_RE.search(message)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return None, None
+
+
 def error_message(
     code: str, message: str, *, version: int | None = None, section: str | None = None
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "error", "code": code, "message": message}
     if section is not None:
         out["section"] = section
+    count, minimum = minimum_numbers(code, message)
+    if count is not None:
+        out["count"], out["minimum"] = count, minimum
     if version is not None:
         out["version"] = version
     return out
@@ -138,7 +153,6 @@ class _Stop:
 
 
 _Item = _Incoming | _Joined | _Left | _BotTurn | _Stop
-_MINIMUM_RE = re.compile(r"count (\d+); your side needs (\d+)")
 
 
 def _version_of(msg: dict[str, Any]) -> int:
@@ -615,10 +629,9 @@ class Table:
         side = st.side_of[seat]
         minimum = None if st.opened(side) else st.opening_minimum(seat)
         count = None
-        if error is not None and error.code == "opening_minimum_not_met":
-            m = _MINIMUM_RE.search(error.message)
-            if m:
-                count, minimum = int(m.group(1)), int(m.group(2))
+        if error is not None:
+            count, stated = minimum_numbers(error.code, error.message)
+            minimum = stated if stated is not None else minimum
         conn.send(
             {
                 "type": "validation",
@@ -727,8 +740,9 @@ class Table:
         delay = msg.get("delay_ms")
         if type(delay) is not int or not 0 <= delay <= MAX_DELAY_MS:
             raise TableError("bad_message", f"delay_ms must be an integer 0..{MAX_DELAY_MS}")
-        self.options = {**self.options, "delay_ms": delay}
-        await self._changed("settings")
+        if delay != self.delay_ms:  # clients send their speed on every (re)connection
+            self.options = {**self.options, "delay_ms": delay}
+            await self._changed("settings")
 
     async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
         conn.send(self.state_message(conn, "sync"))
