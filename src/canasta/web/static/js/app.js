@@ -416,6 +416,13 @@ function onKey(e) {
 
 // ---- start-up -----------------------------------------------------------------------------
 
+function routeFromHash(initial) {
+  const hash = location.hash.replace("#", "");
+  if (hash === "rules" || hash === "tutorial") show(hash);
+  else if (hash.startsWith("table=")) openTable(decodeURIComponent(hash.slice(6)));
+  else if (initial) show("start");
+}
+
 async function main() {
   await loadLanguages();
   setLanguage(S.prefs.lang);
@@ -431,9 +438,8 @@ async function main() {
     if (S.selection.size) { S.selection.clear(); redraw(); }
   });
   window.addEventListener("resize", () => { if (S.screen === "table") redraw(); });
-  const hash = location.hash.replace("#", "");
-  if (hash === "rules" || hash === "tutorial") show(hash);
-  else show("start");
+  routeFromHash(true);
+  window.addEventListener("hashchange", () => routeFromHash(false));
   document.body.classList.add("ready");
 }
 

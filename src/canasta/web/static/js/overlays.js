@@ -55,7 +55,8 @@ export function handOverlay(ctl) {
   const v = S.view;
   const m = (S.table && S.table.match) || {};
   const matchOver = !!m.over;
-  const result = v.result || (m.hands && m.hands[m.hands.length - 1]);
+  const last = m.hands && m.hands[m.hands.length - 1];
+  const result = v.result || (last && (last.result || last));
   const body = dialog(matchOver ? "match" : "hand", matchOver ? t("result.match_over") : t("result.hand_over", { n: v.hand_number }), { closable: false });
   if (result) {
     const reason = document.createElement("p");

@@ -18,6 +18,7 @@ export function mySeat() {
   const v = S.view;
   if (!v) return 0;
   if (v.seat != null) return v.seat;
+  if (S.table && S.table.seat != null) return S.table.seat;
   return S.table && S.table.mode === "computer" ? 0 : v.turn;
 }
 
@@ -129,11 +130,16 @@ export function canAct(type) { return myTurn() && legalOf(type).length > 0; }
 export function renderTable(root, actions) {
   const v = S.view;
   root.innerHTML = "";
+  delete root.dataset.phase;
+  delete root.dataset.myTurn;
   if (!v) {
     root.append(h("p", "loading", t("table.connecting")));
     return;
   }
   root.classList.toggle("four-colour", !!S.prefs.fourColour);
+  root.dataset.phase = v.phase;
+  root.dataset.myTurn = myTurn() ? "yes" : "no";
+  root.dataset.version = S.msg ? S.msg.version : "";
   const me = mySeat();
   const mySide = v.sides[me];
   const myTeam = v.teams[me];

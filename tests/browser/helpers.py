@@ -1,0 +1,66 @@
+"""Page helpers shared by the browser tests (they only click, type and read the page)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MY_TURN_OR_OVER = """() => {
+  const o = document.body.dataset.overlay;
+  if (o === 'hand' || o === 'match') return true;
+  const t = document.querySelector('#table');
+  return !!t && t.dataset.myTurn === 'yes';
+}"""
+
+
+def start_match(page: Any, url: str, mode: str = "computer4", target: str | int = "one_hand",
+                difficulty: str | None = "beginner") -> None:
+    page.goto(url)
+    page.click(f"#mode-{mode}")
+    if difficulty and page.locator("#set-difficulty").count():
+        page.select_option("#set-difficulty", difficulty)
+    page.select_option("#set-target", str(target))
+    page.click("#btn-start")
+    page.wait_for_selector("#table[data-phase]")
+
+
+def wait_my_turn(page: Any, timeout: float = 60_000) -> str:
+    """Wait until the human seat must act (returns the phase) or the hand is over ('over')."""
+    page.wait_for_function(MY_TURN_OR_OVER, timeout=timeout)
+    if page.evaluate("document.body.dataset.overlay || ''") in ("hand", "match"):
+        return "over"
+    return str(page.get_attribute("#table", "data-phase"))
+
+
+def version(page: Any) -> str:
+    return str(page.get_attribute("#table", "data-version"))
+
+
+def wait_version_change(page: Any, before: str, timeout: float = 20_000) -> None:
+    page.wait_for_function(
+        "(v) => { const t = document.querySelector('#table'); return (t && t.dataset.version !== v) || "
+        "['hand', 'match'].includes(document.body.dataset.overlay); }",
+        arg=before, timeout=timeout)
+
+
+def hand_cards(page: Any) -> list[str]:
+    return list(page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)"))
+
+
+def play_simple_turn(page: Any) -> None:
+    """Draw (or take when that is the only choice), then discard the rightmost card; clicks only."""
+    phase = page.get_attribute("#table", "data-phase")
+    before = version(page)
+    if phase == "draw":
+        if page.is_enabled("#btn-draw"):
+            page.click("#stock")
+        elif page.locator("#btn-decline").count():
+            page.click("#btn-decline")
+        else:
+            page.click("#btn-take")  # stages the server's way to take the pile
+            page.wait_for_timeout(150)
+            if version(page) == before:
+                page.click("#btn-take")
+    elif phase == "play":
+        page.locator("#hand .card:not(.planned)").last.click()
+        page.click("#pile")
+    wait_version_change(page, before)

@@ -1,0 +1,139 @@
+"""Playing through the page against the computer, with clicks and with the keyboard."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from .conftest import use_prefs
+from .helpers import hand_cards, play_simple_turn, start_match, version, wait_my_turn, wait_version_change
+
+pytestmark = pytest.mark.browser
+
+
+def test_play_a_complete_hand_against_the_computer_with_clicks(page, server):
+    use_prefs(page)
+    start_match(page, server.url, mode="computer4", target="one_hand")
+    deadline = time.monotonic() + 240
+    turns = 0
+    while time.monotonic() < deadline:
+        if wait_my_turn(page) == "over":
+            break
+        play_simple_turn(page)
+        turns += 1
+    else:
+        pytest.fail("the hand did not end")
+    assert turns > 0
+    page.wait_for_selector("#overlay .breakdown")
+    text = page.inner_text("#overlay")
+    for label in ("Melded cards", "Natural canastas", "Mixed canastas", "Red threes", "Cards left in hand", "Hand total"):
+        assert label in text
+    # one-hand match: the match is over, a winner (or a draw) is named and a new match can start
+    assert page.locator("#btn-new-match").is_visible()
+    assert re.search(r"Winner|drawn", text)
+    page.click("#btn-new-match")
+    page.wait_for_function("() => !document.body.dataset.overlay")
+    assert page.get_attribute("#table", "data-phase") in ("draw", "play")
+
+
+def test_opening_minimum_message_when_a_plan_is_short(page, server):
+    use_prefs(page)
+    for _attempt in range(15):
+        start_match(page, server.url, mode="computer4", target=5000)
+        if wait_my_turn(page) != "draw" or page.locator(".melds.ours .tag.ok").count():
+            continue  # partner opened already: no minimum to show
+        before = version(page)
+        page.click("#stock")
+        wait_version_change(page, before)
+        cards = hand_cards(page)
+        # A group worth less than 50: three naturals of 4..K, or two naturals of 4..K and a two.
+        by_rank: dict[str, list[int]] = {}
+        for i, c in enumerate(cards):
+            by_rank.setdefault("JK" if c == "JK" else c[0], []).append(i)
+        twos = by_rank.get("2", [])
+        pick = None
+        for rank, idx in by_rank.items():
+            if rank in list("456789TJQK"):
+                if len(idx) >= 3:
+                    pick = (rank, idx[:3])
+                elif len(idx) == 2 and twos:
+                    pick = (rank, idx + twos[:1])
+            if pick:
+                break
+        if not pick:
+            continue
+        rank, idx = pick
+        hand = page.locator("#hand .card")
+        for i in idx:
+            hand.nth(i).click()
+        page.click(f"#targets .rank-chip[data-rank='{rank}']")
+        page.wait_for_selector("#validation.bad")
+        msg = page.inner_text("#validation")
+        assert re.search(r"count \d+; your side needs 50 to open", msg), msg
+        assert "/ 50" in page.inner_text("#planbar")
+        # × returns the group; Esc clears everything
+        page.click(".plan-group .plan-x")
+        assert page.locator(".plan-group").count() == 0
+        return
+    pytest.skip("no deal offered a short opening group")
+
+
+def test_keyboard_shortcuts(page, server):
+    use_prefs(page, speed="slow")
+    start_match(page, server.url, mode="computer4", target=5000)
+    assert wait_my_turn(page) == "draw"
+    page.locator("#table").focus()
+    # S sorts the hand by suit and back
+    label = page.inner_text("#btn-sort")
+    page.keyboard.press("s")
+    assert page.inner_text("#btn-sort") != label
+    page.keyboard.press("s")
+    # D draws
+    before = version(page)
+    page.keyboard.press("d")
+    wait_version_change(page, before)
+    assert page.get_attribute("#table", "data-phase") == "play"
+    n = len(hand_cards(page))
+    # Esc clears a selection
+    page.locator("#hand .card").first.click()
+    assert page.locator("#hand .card.selected").count() == 1
+    page.keyboard.press("Escape")
+    assert page.locator("#hand .card.selected").count() == 0
+    # X discards the selected card, U takes the discard back before the next seat acts
+    page.locator("#hand .card").last.click()
+    before = version(page)
+    page.keyboard.press("x")
+    wait_version_change(page, before)
+    assert len(hand_cards(page)) == n - 1
+    before = version(page)
+    page.keyboard.press("u")
+    wait_version_change(page, before)
+    assert len(hand_cards(page)) == n
+    assert page.get_attribute("#table", "data-phase") == "play"
+    # M toggles sound, ? opens help, Esc closes it
+    page.keyboard.press("m")
+    page.wait_for_selector("#toast.show")
+    assert "Sound on" in page.inner_text("#toast")
+    page.keyboard.press("?")
+    page.wait_for_selector("#overlay.help .keys")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.body.dataset.overlay")
+    # T with the pile: in the play phase it does nothing harmful; F with no plan does nothing
+    page.keyboard.press("f")
+    assert page.get_attribute("#table", "data-phase") == "play"
+
+
+def test_suggestion_and_pause(page, server):
+    use_prefs(page, speed="slow")
+    start_match(page, server.url, mode="computer4", target=5000)
+    page.click("#btn-pause")
+    page.wait_for_selector("#btn-pause >> text=Continue")
+    page.click("#btn-pause")
+    page.wait_for_selector("#btn-pause >> text=Pause")
+    assert wait_my_turn(page) == "draw"
+    page.click("#btn-suggest")
+    page.wait_for_selector("#planbar .notice")
+    text = page.inner_text("#planbar")
+    assert "No legal suggestion" in text or "Suggestion" in text
