@@ -100,6 +100,7 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await store.migrate()
+        tables.start()
         try:
             yield
         finally:
