@@ -109,6 +109,16 @@ function onMessage(msg) {
     redraw();
   } else if (msg.type === "suggestion") onSuggestion(msg);
   else if (msg.type === "error") {
+    const about = lastSent;
+    lastSent = null;
+    if (about === "validate" || about === "suggest") {
+      // The table moved on (a new state follows) or the plan cannot even be checked.
+      if (msg.code !== "stale_version" && about === "validate" && S.plan.length) {
+        S.validation = { legal: false, code: msg.code, message: msg.message, count: msg.count, minimum: msg.minimum };
+        redraw();
+      }
+      return;
+    }
     if (msg.code === "table_not_found") {
       rememberTable(null);
       if (S.sock) S.sock.close();
@@ -121,6 +131,8 @@ function onMessage(msg) {
     toast(errorText(msg), "bad");
   }
 }
+
+let lastSent = null;
 
 function onState(msg) {
   const old = S.view;
@@ -207,6 +219,7 @@ function version() { return S.msg ? S.msg.version : 0; }
 
 function sendAction(action) {
   if (!S.sock) return;
+  lastSent = "action";
   S.sock.send({ type: "action", version: version(), action });
   if (action.type === "meld" || action.type === "take") play("meld");
   else if (action.type === "discard") play("discard");
@@ -216,9 +229,14 @@ function sendAction(action) {
 let validateTimer = null;
 function validatePlan() {
   clearTimeout(validateTimer);
-  if (!S.plan.length || !S.sock) { S.validation = null; return; }
+  const v = S.view;
+  if (!S.plan.length || !S.sock || !v || v.hand == null || v.turn !== mySeat() || !["draw", "play"].includes(v.phase)) {
+    S.validation = null;
+    return;
+  }
   validateTimer = setTimeout(() => {
     const action = planAction();
+    lastSent = "validate";
     S.validationFor = JSON.stringify(action);
     S.sock.send({ type: "validate", version: version(), action });
   }, 60);
@@ -326,10 +344,15 @@ const actions = {
     }
   },
   send(action) { clearPlan(); sendAction(action); },
-  suggest() { if (S.sock) S.sock.send({ type: "suggest", version: version() }); },
+  suggest() {
+    if (!S.sock) return;
+    lastSent = "suggest";
+    S.sock.send({ type: "suggest", version: version() });
+  },
   undo() {
     if (!S.sock) return;
     clearPlan();
+    lastSent = "undo";
     S.sock.send({ type: "undo", version: version() });
   },
   sort() {
@@ -370,7 +393,11 @@ export const controller = {
       toast(t("errors.create_failed") + (e.code ? ` (${e.code})` : ""), "bad");
     }
   },
-  send(msg) { if (S.sock) S.sock.send(msg); },
+  send(msg) {
+    if (!S.sock) return;
+    lastSent = msg.type;
+    S.sock.send(msg);
+  },
   setLanguage(lang) {
     S.prefs.lang = lang;
     savePrefs();
