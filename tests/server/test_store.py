@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
 from sqlalchemy import text
 
 from canasta import Game, Settings
-from canasta.server.db import StatsDelta, Store, resolve_db_url
+from canasta.server.db import Base, StatsDelta, Store, resolve_db_url
 from canasta.server.table import Table
 
 from .support import new_profile
@@ -25,6 +27,11 @@ async def test_migrations_run_twice_and_reach_head(db_url: str) -> None:
                 await conn.execute(text("select version_num from alembic_version"))
             ).scalar_one()
         assert version == "0001"
+        async with store.engine.connect() as conn:
+            diff = await conn.run_sync(
+                lambda c: compare_metadata(MigrationContext.configure(c), Base.metadata)
+            )
+        assert diff == [], "the models and the migrations disagree"
     finally:
         await store.dispose()
 
