@@ -446,3 +446,22 @@ def test_r6_minimum_depends_on_the_side_of_the_player():
                phase="play", scores=[0, 3000])
     msg = illegal(st, "meld K:KH,KS,KD A:AC,AD,AS", "opening_minimum_not_met", "R6")
     assert "your melds count 90; your side needs 120 to open" in msg
+
+
+@pytest.mark.parametrize("preset,players,size", [("two-player", 2, 15), ("three-player", 3, 13)])
+def test_r3_deal_order_with_fewer_players(preset, players, size):
+    deck = _deal_deck(_plain(players * size), ["9C"], [])
+    dealer = players - 1
+    g = Game(Settings.preset(preset), decks=[deck], first_dealer=dealer)
+    st = g.state
+    assert st.turn == 0
+    for seat in range(players):
+        k = (seat - dealer - 1) % players
+        assert [card_str(c) for c in st.hands[seat]] == [deck[i] for i in range(k, players * size, players)]
+    assert [card_str(c) for c in st.pile] == ["9C"]
+    assert len(st.stock) == 108 - players * size - 1
+
+
+def _plain(n):
+    cards = [f"{r}{s}" for r in "45678TJQKA" for s in "CDHS" for _ in range(2)]
+    return cards[:n]

@@ -389,3 +389,32 @@ def test_r10_can_go_out_solver_finds_a_finish():
     assert st.is_over and st.result.went_out == 0
     st2 = four("KH KD 9C 5C 6D", melds=[{"K": "KC KS KC"}, {}], phase="play")
     assert st2.can_go_out() is None
+
+
+def test_r10_not_concealed_without_a_canasta_of_its_own():
+    # the side's canasta is the partner's; seat 0 goes out with new melds but no canasta of its own
+    st = four("KC KD KH 9C 9D 9H 4C", melds=[{"A": "AC AD AH AS AC AD AH"}, {}], phase="play",
+              melded=[False, False, True, False])
+    legal(st, "meld K:KC,KD,KH 9:9C,9D,9H discard 4C")
+    assert st.is_over and not st.result.concealed and st.result.sides[0].going_out == 100
+
+
+def test_r10_black_three_meld_in_a_going_out_pile_take():
+    st = four("KC KD 3C 3S 3C", melds=[{"A": "AC AD AH AS AC AD AH"}, {}], pile="KS")
+    legal(st, "take K:KC,KD 3:3C,3S,3C")
+    assert st.is_over and st.result.went_out == 0
+
+
+def test_r10_black_threes_in_a_take_that_does_not_go_out():
+    st = four("KC KD 3C 3S 3C 5D", melds=[{"A": "AC AD AH AS AC AD AH"}, {}], pile="KS")
+    illegal(st, "take K:KC,KD 3:3C,3S,3C", "black_threes_only_when_going_out", "R10")
+
+
+def test_r10_checking_and_applying_forms():
+    from canasta import IllegalAction, action_from_text
+
+    st = four("KH KD 5C", melds=[{"K": "KC KS KC"}, {}], phase="play")
+    with pytest.raises(IllegalAction) as info:
+        st.verify(action_from_text("meld K:KH,KD"))
+    assert info.value.code == "would_leave_one_card_without_canasta"
+    assert st.can(action_from_text("meld K:KH")) and not st.can(action_from_text("meld K:KH,KD"))
