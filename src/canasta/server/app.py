@@ -17,7 +17,7 @@ from ..errors import SettingsError
 from ..rules import PRESETS, Settings
 from .db import Store, resolve_db_url
 from .players import LEVELS
-from .table import MAX_MESSAGE_BYTES, MODES, Conn, Table, error_message
+from .table import MODES, Conn, Table, error_message
 from .tables import Tables
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
@@ -207,13 +207,7 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
-                if text is None:
-                    data = message.get("bytes") or b""
-                    if len(data) > MAX_MESSAGE_BYTES:
-                        text = "x" * (MAX_MESSAGE_BYTES + 1)
-                    else:
-                        text = data.decode("utf-8", "replace")
-                table.submit(conn, text)
+                table.submit(conn, text if text is not None else message.get("bytes") or b"")
         except WebSocketDisconnect:
             pass
         finally:

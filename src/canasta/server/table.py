@@ -129,7 +129,7 @@ class Conn:
 @dataclass
 class _Incoming:
     conn: Conn
-    raw: str
+    raw: str | bytes
 
 
 @dataclass
@@ -397,7 +397,7 @@ class Table:
     def leave(self, conn: Conn) -> None:
         self.queue.put_nowait(_Left(conn))
 
-    def submit(self, conn: Conn, raw: str) -> None:
+    def submit(self, conn: Conn, raw: str | bytes) -> None:
         self.queue.put_nowait(_Incoming(conn, raw))
 
     async def _run(self) -> None:
@@ -426,8 +426,9 @@ class Table:
                     error_message(e.code, e.message, version=self.version, section=e.section)
                 )
 
-    async def _message(self, conn: Conn, raw: str) -> None:
-        if len(raw) > MAX_MESSAGE_BYTES or len(raw.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
+    async def _message(self, conn: Conn, raw: str | bytes) -> None:
+        size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "replace"))
+        if size > MAX_MESSAGE_BYTES:
             raise TableError(
                 "message_too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
             )
