@@ -149,6 +149,8 @@ export function handoffOverlay(ctl) {
   const b = button(t("handoff.reveal", { name: seatName(seat) }), () => ctl.send({ type: "reveal", seat }), "primary big");
   b.id = "btn-reveal";
   body.append(b);
+  const menu = button(t("result.menu"), () => ctl.leaveTable(), "ghost small");
+  body.append(menu);
   setTimeout(() => b.focus(), 0);
 }
 

@@ -153,8 +153,11 @@ export function renderTable(root, actions) {
   // melds of the other sides, then the centre, then ours
   const board = h("section", "board");
   const sides = [...new Set(v.sides)];
+  board.style.setProperty("--sides", sides.length);
   for (const side of sides.filter((x) => x !== mySide)) board.append(meldArea(side, false, actions));
-  board.append(centre(actions));
+  const mid = centre(actions);
+  mid.style.setProperty("--rows", `1 / span ${sides.length}`);
+  board.append(mid);
   board.append(meldArea(mySide, true, actions));
   root.append(board);
 
@@ -325,7 +328,34 @@ function statusLine(me) {
   } else text = t("status.waiting", { name: seatName(v.turn) });
   el.textContent = text;
   if (S.connection !== "open") el.append(h("span", "tag stop", t("status.reconnecting")));
-  return el;
+  const wrap = h("div", "status-wrap" + (v.turn === me && v.hand != null && v.phase !== "over" ? " mine-turn" : ""));
+  wrap.append(el);
+  const last = lastMove();
+  if (last) {
+    const lm = h("div", "last-move", last);
+    lm.id = "last-move";
+    wrap.append(lm);
+  }
+  return wrap;
+}
+
+/** A sentence about the latest action of the table (public information only). */
+function lastMove() {
+  const v = S.view;
+  const entry = (v.history || [])[v.history.length - 1];
+  if (!entry || !entry.action) return "";
+  const name = seatName(entry.seat);
+  const a = entry.action;
+  switch (a.type) {
+    case "draw": return t("moves.draw", { name, n: entry.drawn || 1 });
+    case "take": return t("moves.take", { name });
+    case "meld": return a.discard ? t("moves.meld_discard", { name, card: cardName(a.discard) }) : t("moves.meld", { name });
+    case "discard": return t("moves.discard", { name, card: cardName(a.card) });
+    case "decline": return t("moves.decline", { name });
+    case "ask": return t("moves.ask", { name });
+    case "answer": return a.yes ? t("moves.yes", { name }) : t("moves.no", { name });
+    default: return "";
+  }
 }
 
 function planBar(actions, mySide, myTeam) {
@@ -351,9 +381,15 @@ function planBar(actions, mySide, myTeam) {
   const val = S.validation;
   if (S.plan.length && !v.opened[mySide]) {
     const minimum = val && val.minimum != null ? val.minimum : v.opening_minimums[myTeam];
-    const count = val && val.count != null ? val.count : "…";
-    const cnt = h("span", "tag count", t("plan.count", { count, minimum }));
-    if (val && val.count != null) cnt.classList.add(val.count >= minimum ? "ok" : "short");
+    let cnt;
+    if (val && val.count != null) {
+      cnt = h("span", "tag count " + (val.count >= minimum ? "ok" : "short"), t("plan.count", { count: val.count, minimum }));
+    } else if (val && val.legal) {
+      cnt = h("span", "tag count ok", t("plan.minimum_met", { minimum }));
+    } else {
+      cnt = h("span", "tag count", t("plan.minimum_needed", { minimum }));
+    }
+    cnt.id = "plan-count";
     info.append(cnt);
   }
   if (S.plan.length && val) {
