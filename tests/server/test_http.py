@@ -99,3 +99,12 @@ def test_create_and_read_tables(sqlite_url: str) -> None:
         assert c.get("/api/tables/unknown").status_code == 404
         assert c.get("/api/tables/unknown").json()["error"]["code"] == "table_not_found"
         assert c.get("/api/stats").json()["error"]["code"] == "profile_required"
+
+
+def test_unknown_paths_answer_in_the_error_format(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        r = c.get("/api/nothing-here")
+        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+        r = c.put("/api/stats", params={"profile": "x"})
+        assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"
+        assert c.get("/static/js/none.js").status_code == 404

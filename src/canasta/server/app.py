@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import SettingsError
 from ..rules import PRESETS, Settings
@@ -116,6 +118,21 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
         return JSONResponse(
             {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
         )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "not_found", 405: "method_not_allowed"}
+        code = codes.get(exc.status_code, f"http_{exc.status_code}")
+        return JSONResponse(
+            {"error": {"code": code, "message": str(exc.detail)}},
+            status_code=exc.status_code,
+            headers=exc.headers,
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        message = "; ".join(str(e.get("msg", e)) for e in exc.errors())[:500]
+        return JSONResponse({"error": {"code": "bad_request", "message": message}}, status_code=400)
 
     @app.get("/", response_model=None)
     async def index() -> FileResponse | HTMLResponse:
