@@ -7,6 +7,8 @@ import json
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from canasta.server.table import Table
+
 from .support import client, create_table, my_turn, new_profile, receive, receive_until, send
 
 
@@ -151,3 +153,22 @@ def test_unknown_table_is_refused(sqlite_url: str) -> None:
             assert msg == {"type": "error", "code": "table_not_found", "message": "no such table"}
             with pytest.raises(WebSocketDisconnect):
                 ws.receive_text()
+
+
+def test_a_server_fault_is_answered_and_the_table_carries_on(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(self: Table, conn: object, msg: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Table, "_on_suggest", broken)
+    profile = new_profile()
+    with client(sqlite_url) as c:
+        tid = create_table(c, mode="computer", preset="two-player", profile=profile, seed=1)
+        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+            state = receive_until(ws, my_turn)
+            send(ws, type="suggest", version=state["version"])
+            err = receive(ws)
+            assert err["type"] == "error" and err["code"] == "internal_error"
+            send(ws, type="action", version=state["version"], action={"type": "draw"})
+            assert receive(ws)["version"] == state["version"] + 1

@@ -19,7 +19,8 @@ from ..errors import SettingsError
 from ..rules import PRESETS, Settings
 from .db import Store, resolve_db_url
 from .players import LEVELS
-from .table import MODES, Conn, Table, error_message
+from .protocol import Conn, error_message
+from .table import MODES, Table
 from .tables import Tables
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"

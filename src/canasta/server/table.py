@@ -12,118 +12,30 @@ import datetime as dt
 import json
 import logging
 import random
-import re
 import zlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..actions import Action, Meld, action_from_json, action_to_json, action_to_text
-from ..errors import CanastaError
+from ..actions import Action, Meld, action_to_json, action_to_text
 from ..game import Game
 from ..rules import Settings
 from .db import StatsDelta, Store, TableRow
-from .players import ComputerPlayer, make_computer
+from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
+from .protocol import (
+    MAX_DELAY_MS,
+    MAX_MESSAGE_BYTES,
+    Conn,
+    TableError,
+    action_of,
+    error_message,
+    minimum_numbers,
+    version_of,
+)
 
 log = logging.getLogger("canasta.server")
 
-#: the largest client message accepted (bytes of UTF-8 text)
-MAX_MESSAGE_BYTES = 64 * 1024
-MAX_DELAY_MS = 10_000
 MODES = ("computer", "local")
-
-
-class TableError(Exception):
-    """A rejected message: answered with ``{"type": "error", "code", "message"}``."""
-
-    def __init__(self, code: str, message: str, section: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.section = section
-
-
-_MINIMUM_RE = re.compile(r"count (\d+); your side needs (\d+)")
-
-
-def minimum_numbers(code: str | None, message: str) -> tuple[int | None, int | None]:
-    """(count, minimum) of the core's opening-minimum error, for clients that word it themselves."""
-    if code == "opening_minimum_not_met":
-        m = _MINIMUM_RE.search(message)
-        if m:
-            return int(m.group(1)), int(m.group(2))
-    return None, None
-
-
-def error_message(
-    code: str, message: str, *, version: int | None = None, section: str | None = None
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
-    if section is not None:
-        out["section"] = section
-    count, minimum = minimum_numbers(code, message)
-    if count is not None:
-        out["count"], out["minimum"] = count, minimum
-    if version is not None:
-        out["version"] = version
-    return out
-
-
-@dataclass(frozen=True)
-class SeatInfo:
-    """Who plays a seat: a human, or the computer at a level."""
-
-    name: str
-    kind: str  # "human" | "computer"
-    level: str | None
-    role: str  # "you" | "partner" | "opponent" | "player"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "level": self.level, "role": self.role}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> SeatInfo:
-        return cls(
-            name=str(d["name"]),
-            kind=str(d["kind"]),
-            level=d.get("level"),
-            role=str(d.get("role", "player")),
-        )
-
-
-def computer_seats(players: int, difficulty: str) -> list[SeatInfo]:
-    """Seat 0 is the human; in four-player games seat 2 is the computer partner at Normal."""
-    names = {
-        2: ["You", "Computer"],
-        3: ["You", "Left", "Right"],
-        4: ["You", "Left", "Partner", "Right"],
-    }[players]
-    seats = [SeatInfo(names[0], "human", None, "you")]
-    for s in range(1, players):
-        if players == 4 and s == 2:
-            seats.append(SeatInfo(names[s], "computer", "normal", "partner"))
-        else:
-            seats.append(SeatInfo(names[s], "computer", difficulty, "opponent"))
-    return seats
-
-
-def local_seats(players: int) -> list[SeatInfo]:
-    return [SeatInfo(f"Player {s + 1}", "human", None, "player") for s in range(players)]
-
-
-@dataclass(eq=False)
-class Conn:
-    """One websocket: what it may see is decided per message by the table."""
-
-    profile: str | None
-    owner: bool
-    outbox: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.outbox.put_nowait(message)
-
-    def close(self) -> None:
-        self.outbox.put_nowait(None)
 
 
 @dataclass
@@ -153,27 +65,6 @@ class _Stop:
 
 
 _Item = _Incoming | _Joined | _Left | _BotTurn | _Stop
-
-
-def _version_of(msg: dict[str, Any]) -> int:
-    v = msg.get("version")
-    if type(v) is not int:
-        raise TableError(
-            "bad_message",
-            "this message needs the integer 'version' of the state it was made against",
-        )
-    return v
-
-
-def _action_of(msg: dict[str, Any]) -> Action:
-    if "action" not in msg:
-        raise TableError("bad_message", "this message needs an 'action'")
-    try:
-        return action_from_json(msg["action"])
-    except CanastaError as e:
-        raise TableError(e.code, e.message) from e
-    except (TypeError, ValueError, KeyError, AttributeError) as e:
-        raise TableError("bad_action", f"not an action: {e}") from e
 
 
 class Table:
@@ -409,6 +300,14 @@ class Table:
                 await self._process(item)
             except Exception:  # the table carries on whatever one message did
                 log.exception("table %s: error while handling %r", self.id, type(item).__name__)
+                if isinstance(item, _Incoming):
+                    item.conn.send(
+                        error_message(
+                            "internal_error",
+                            "the server could not handle this message",
+                            version=self.version,
+                        )
+                    )
 
     async def _process(self, item: _Item) -> None:
         if isinstance(item, _Joined):
@@ -576,7 +475,7 @@ class Table:
         return seat
 
     def _check_version(self, msg: dict[str, Any]) -> None:
-        v = _version_of(msg)
+        v = version_of(msg)
         if v != self.version:
             raise TableError(
                 "stale_version",
@@ -614,7 +513,7 @@ class Table:
     async def _on_action(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_version(msg)
         self._acting_seat(conn, msg)
-        action = _action_of(msg)
+        action = action_of(msg)
         error = self.game.state.check(action)
         if error is not None:
             raise TableError(error.code, error.message, error.section)
@@ -624,7 +523,7 @@ class Table:
     async def _on_validate(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_version(msg)
         seat = self._acting_seat(conn, msg)
-        action = _action_of(msg)
+        action = action_of(msg)
         st = self.game.state
         error = st.check(action)
         side = st.side_of[seat]
