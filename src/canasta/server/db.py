@@ -149,8 +149,8 @@ def stats_json(row: StatsRow | None) -> dict[str, Any]:
 class Store:
     """The database behind the server (SQLite or PostgreSQL)."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, url: str | None) -> None:
+        url = self.url = resolve_db_url(url)
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": 30}
