@@ -91,15 +91,18 @@ export async function openTable(id) {
   show("table");
   S.sock = new TableSocket(id, S.profile, onMessage, (status) => {
     S.connection = status;
-    if (status === "open") sendSpeed();
+    if (status === "open") speedSent = null;
     if (S.screen === "table") redraw();
   });
 }
 
 function sendSpeed() {
   const [, delay] = SPEEDS[S.prefs.speed] || SPEEDS.normal;
+  if (S.table && S.table.delay_ms === delay) return;
+  speedSent = delay;
   if (S.sock) S.sock.send({ type: "settings", delay_ms: delay });
 }
+let speedSent = null;
 
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
@@ -119,6 +122,13 @@ function onMessage(msg) {
       }
       return;
     }
+    if (msg.code === "stale_version" && about === "action" && lastAction) {
+      // The table moved on without changing anything for us (e.g. a settings echo): retry once.
+      retryAction = lastAction;
+      lastAction = null;
+      maybeRetry();
+      return;
+    }
     if (msg.code === "table_not_found") {
       rememberTable(null);
       if (S.sock) S.sock.close();
@@ -133,12 +143,28 @@ function onMessage(msg) {
 }
 
 let lastSent = null;
+let lastAction = null;
+let retryAction = null;
+
+function turnKey(v) { return v ? JSON.stringify([v.turn, v.phase, v.hand, v.pile && v.pile.size, v.hand_number]) : ""; }
+
+function maybeRetry() {
+  const r = retryAction;
+  if (!r || !S.msg || S.msg.version <= r.version) return;
+  retryAction = null;
+  if (turnKey(S.view) === r.key) {
+    lastSent = "action";
+    S.sock.send({ type: "action", version: S.msg.version, action: r.action });
+  }
+}
 
 function onState(msg) {
   const old = S.view;
   const oldVersion = S.msg ? S.msg.version : -1;
   S.msg = msg;
   S.table = msg.table || {};
+  const [, wantDelay] = SPEEDS[S.prefs.speed] || SPEEDS.normal;
+  if (S.table.delay_ms !== undefined && S.table.delay_ms !== wantDelay && speedSent !== wantDelay && S.table.mode === "computer") sendSpeed();
   const v = msg.view;
   // Keep selection and plan when the same cards are still in hand (e.g. another seat acted).
   const sameHand = old && v.hand && old.hand && old.seat === v.seat;
@@ -168,6 +194,7 @@ function onState(msg) {
   } else if (["hand", "match", "handoff"].includes(overlayKind())) closeOverlay();
   if (S.screen !== "table") show("table"); else redraw();
   if (S.plan.length) validatePlan();
+  maybeRetry();
   if (old && msg.version > oldVersion) {
     const last = (v.history || [])[v.history.length - 1];
     if (last && last.seat !== mySeat() && last.action) {
@@ -220,6 +247,7 @@ function version() { return S.msg ? S.msg.version : 0; }
 function sendAction(action) {
   if (!S.sock) return;
   lastSent = "action";
+  lastAction = { action, version: version(), key: turnKey(S.view) };
   S.sock.send({ type: "action", version: version(), action });
   if (action.type === "meld" || action.type === "take") play("meld");
   else if (action.type === "discard") play("discard");
@@ -408,7 +436,7 @@ export const controller = {
     S.prefs[key] = value;
     savePrefs();
     if (key === "sound") setSound(value);
-    if (key === "speed") sendSpeed();
+    if (key === "speed" && S.table && S.table.mode === "computer") sendSpeed();
     redraw();
   },
   leaveTable() {
