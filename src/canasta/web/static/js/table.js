@@ -450,9 +450,21 @@ function handRow(actions) {
     return wrap;
   }
   const planned = plannedIdx();
+  // Cards that just arrived (drawn, or taken with the pile) glow for a moment.
+  const last = (v.history || [])[v.history.length - 1];
+  const fresh = [];
+  if (last && last.seat === mySeat() && last.action && ["draw", "take"].includes(last.action.type)) {
+    fresh.push(...(last.cards || []), ...(last.taken || []));
+  }
+  const freshIdx = new Set();
+  for (const card of fresh) {
+    const j = v.hand.findIndex((c, k) => c === card && !freshIdx.has(k));
+    if (j >= 0) freshIdx.add(j);
+  }
   for (const { c, i } of sortCards(v.hand, S.prefs.sort)) {
     const el = cardEl(c, { tag: "button" });
     el.dataset.i = i;
+    if (freshIdx.has(i) && v.phase === "play") el.classList.add("fresh");
     if (S.selection.has(i)) el.classList.add("selected");
     if (planned.has(i)) {
       el.classList.add("planned");
