@@ -137,3 +137,33 @@ def test_suggestion_and_pause(page, server):
     page.wait_for_selector("#planbar .notice")
     text = page.inner_text("#planbar")
     assert "No legal suggestion" in text or "Suggestion" in text
+
+
+def test_suggested_plans_commit_as_one_action(page, server):
+    """Suggest stages the server's plan as groups; Take pile / Meld commits that plan."""
+    use_prefs(page)
+    start_match(page, server.url, mode="computer4", target=5000)
+    committed = 0
+    for _turn in range(60):
+        phase = wait_my_turn(page)
+        if phase == "over":
+            break
+        page.click("#btn-suggest")
+        page.wait_for_function("() => document.querySelector('#planbar .notice') || document.querySelector('.plan-group')")
+        if page.locator(".plan-group").count():
+            page.wait_for_selector("#validation")
+            assert page.locator("#validation.ok").count() == 1, page.inner_text("#planbar")
+            before = version(page)
+            page.click("#btn-take" if phase == "draw" else "#btn-meld")
+            wait_version_change(page, before)
+            assert not page.locator("#toast.show.bad").count()
+            committed += 1
+            if committed >= 2:
+                return
+            if page.get_attribute("#table", "data-phase") == "play" and wait_my_turn(page) == "play":
+                if page.locator("#btn-discard").is_visible():
+                    play_simple_turn(page)
+            continue
+        play_simple_turn(page)
+    if committed == 0:
+        pytest.skip("no suggestion came up in this deal")
