@@ -25,7 +25,30 @@ export function show(screen) {
   redraw();
 }
 
+/** A way to find the focused control again after a redraw replaced it. */
+function focusKey() {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  if (el.dataset && el.dataset.i != null && el.closest("#hand")) return `#hand [data-i="${el.dataset.i}"]`;
+  if (el.dataset && el.dataset.rank) {
+    const box = el.closest("[id]");
+    return `${box ? "#" + CSS.escape(box.id) + " " : ""}.${[...el.classList][0]}[data-rank="${el.dataset.rank}"]`;
+  }
+  return null;
+}
+
 export function redraw() {
+  const key = focusKey();
+  redrawInner();
+  if (key) {
+    const el = document.querySelector(key);
+    if (el && el !== document.activeElement) el.focus({ preventScroll: true });
+  }
+}
+
+function redrawInner() {
+  document.body.classList.toggle("four-colour-all", !!S.prefs.fourColour);
   translateDom();
   document.title = t("app.title");
   renderScorebar();

@@ -226,6 +226,8 @@ async function fillResume(list, ctl, section) {
     const parts = [];
     if (settings.preset) parts.push(t(`presets.${settings.preset}`));
     if (tb.mode) parts.push(t(`start.mode_${tb.mode}`));
+    if (tb.hand_number) parts.push(t("start.hand_n", { n: tb.hand_number }));
+    if (Array.isArray(tb.scores)) parts.push(tb.scores.join(" – "));
     const b = h("button", "btn resume-btn" + (k === 0 ? " primary" : ""));
     b.type = "button";
     b.dataset.table = id;

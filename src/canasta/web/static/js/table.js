@@ -203,6 +203,7 @@ function meldArea(side, mine, actions) {
   const v = S.view;
   const area = h("div", "melds " + (mine ? "ours" : "theirs"));
   area.dataset.side = side;
+  if (mine) area.id = "our-melds";
   const head = h("div", "melds-head");
   head.append(h("span", "side-name", sideName(side)));
   const opened = v.opened[side];
