@@ -1,0 +1,92 @@
+"""Per-seat views and resampling on explicit positions (issue #2: views, resampling)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from canasta import Resampler, resample
+from canasta.cards import card_str
+
+from .helpers import legal, state
+
+OTHERS = ["4C 4D 6S", "5C 5D 6H", "8C 8D JS"]
+
+
+def taken_position():
+    st = state(hands=["KH KS 5D 6D QH", *OTHERS], turn=0, melds=[{"A": "AC AD AH"}, {}],
+               pile="9D 9C 7S KC")
+    legal(st, "take K:KH,KS")
+    return st
+
+
+def test_view_of_another_seat_shows_counts_and_public_cards_only():
+    st = taken_position()
+    v = st.view(1).to_json()
+    assert v["seat"] == 1
+    assert sorted(v["hand"]) == ["4C", "4D", "6S"]
+    assert v["hand_counts"] == [6, 3, 3, 3]
+    assert sorted(v["known"][0]) == ["7S", "9C", "9D"]  # seen taken with the pile
+    assert v["legal"] == []  # not seat 1's turn
+    assert "QH" not in str(v) and "5D" not in str(v)  # seat 0's private cards
+    assert "stock" not in v and v["stock_size"] == len(st.stock)
+    assert v["pile"] == {"top": None, "size": 0, "cards": [], "frozen": [False, True],
+                         "causes": [[], ["not_opened"]], "blocked": True}
+
+
+def test_view_of_the_seat_to_act_lists_its_legal_actions():
+    st = taken_position()
+    v = st.view(0).to_json()
+    assert sorted(v["hand"]) == sorted(["5D", "6D", "QH", "9D", "9C", "7S"])
+    assert v["legal"] and all(isinstance(a, dict) and "type" in a for a in v["legal"])
+    assert v["turn_state"]["drew"] == "pile"
+
+
+def test_spectator_view_has_no_hand():
+    st = taken_position()
+    v = st.view(None).to_json()
+    assert v["seat"] is None and v["hand"] is None and v["legal"] == []
+    for c in ["5D", "6D", "QH", "4C", "5C", "8C", "JS"]:
+        assert c not in str(v)
+
+
+def test_other_seats_draws_are_private_in_the_history():
+    st = state(hands=["KH KS 5D", *OTHERS], turn=0, melds=[{"A": "AC AD AH"}, {}], stock_top="QC 9H")
+    legal(st, "draw")
+    ev0 = st.view(0).to_json()["history"][-1]
+    ev1 = st.view(1).to_json()["history"][-1]
+    assert ev0["cards"] == ["QC"] and ev0["drawn"] == 1
+    assert ev1["cards"] == [] and ev1["drawn"] == 1
+    assert "QC" not in str(st.view(2).to_json())
+
+
+def test_resample_keeps_known_cards_and_public_state():
+    st = taken_position()
+    legal(st, "discard 6D")
+    view = st.view(2)
+    rng = random.Random(1)
+    sampler = Resampler(view)
+    for _ in range(50):
+        s = sampler.sample(rng)
+        assert s.total_cards() == 108
+        assert not Counter(st.known[0]) - Counter(s.hands[0])  # 9C 9D 7S still with seat 0
+        assert [len(h) for h in s.hands] == [len(h) for h in st.hands]
+        assert sorted(s.hands[2]) == sorted(st.hands[2])
+        assert not any(card_str(c) in ("3H", "3D") for h in s.hands for c in h)
+        assert s.view(2).to_json() == view.to_json()
+    a = resample(view, 5)
+    b = resample(view, 5)
+    assert a.hands == b.hands and a.stock == b.stock  # seeded
+
+
+def test_resample_varies_hidden_cards():
+    st = _dealt_state()
+    view = st.view(0)
+    hands = {tuple(sorted(resample(view, seed).hands[1])) for seed in range(20)}
+    assert len(hands) > 1
+
+
+def _dealt_state():
+    from canasta import Game, Settings
+
+    return Game(Settings.preset("classic"), seed=3).state
