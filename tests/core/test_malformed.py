@@ -285,3 +285,63 @@ def test_illegal_action_error_shape():
     assert isinstance(err, IllegalAction)
     assert err.to_json() == {"code": "must_draw_first", "section": "R4", "message": err.message}
     assert st.check(action_from_text("draw")) is None
+
+
+# Inconsistent (unreachable) positions that the loader should reject with a clear error (issue #2:
+# "Reject an inconsistent position ... with a clear error").  Each was accepted when these tests
+# were written; see the reasons.
+ASKP = {"preset": "classic", "ask_partner": True}
+CANGO = [{"K": "KC KS KC KS KH"}, {}]
+UNREACHABLE = {
+    "meld_with_four_wilds_r5": (
+        dict(hands=["KH 9C", *OTHERS], melds=[{"K": "KC KD 2C 2D 2H JK"}, {}], turn=0),
+        "engine bug: a meld with 4 wild cards (R5.2, at most 3) loads in a classic position",
+    ),
+    "outnumber_meld_r5": (
+        dict(preset="two-player-quick", hands=["KH 9C", "4C 4D"], melds=[{"K": "KC KD 2C 2D"}, {}], turn=0),
+        "engine bug: a meld of 2 naturals + 2 wilds loads under wild_limit=outnumber (R5.2)",
+    ),
+    "partnerships_r0": (
+        dict(hands=["KH 9C", *OTHERS], sides=[0, 0, 1, 1], turn=0),
+        "engine bug: four-player sides [0,0,1,1] load; partnerships are seats 0+2 and 1+3 (R0)",
+    ),
+    "three_player_one_side_r14": (
+        dict(preset="three-player", hands=["KH 9C", "4C 4D", "5C 5D"], turn=0, sides=[0, 0, 0]),
+        "engine bug: three-player sides [0,0,0] load; at most the two non-takers share a side (R14)",
+    ),
+    "merged_flag_r14": (
+        dict(preset="three-player", hands=["KH 9C", "4C 4D", "5C 5D"], turn=0, merged=True),
+        "engine bug: merged=true with three separate sides loads (R14)",
+    ),
+    "merged_in_classic_r14": (
+        dict(hands=["KH 9C", *OTHERS], turn=0, merged=True),
+        "engine bug: merged=true loads in a four-player position (R14 is three-player only)",
+    ),
+    "question_answered_by_non_partner_r11": (
+        dict(preset=ASKP, hands=["KH KD 5C", *OTHERS], melds=CANGO, phase="ask", turn=1,
+             turn_state={"ask": "pending", "asker": 0}),
+        "engine bug: a pending 'May I go out?' with seat 1 (not the asker's partner) to answer loads (R11)",
+    ),
+    "yes_for_another_seat_r11": (
+        dict(preset=ASKP, hands=["KH KD 5C", *OTHERS], melds=CANGO, phase="play", turn=0,
+             turn_state={"ask": "yes", "asker": 1}),
+        "engine bug: an answered question whose asker (1) is not the player to act (0) loads (R11)",
+    ),
+    "empty_hand_in_play_r10": (
+        dict(hands=["", *OTHERS], melds=[{"K": "KC KS KC KS KH KD KD"}, {}], phase="play", turn=0),
+        "engine bug: a live hand where the player to act holds no card loads; going out ends the hand (R10.1)",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=v[1])) for k, v in UNREACHABLE.items()],
+)
+def test_position_rejects_unreachable_states(name):
+    kw = dict(UNREACHABLE[name][0])
+    preset = kw.pop("preset", "classic")
+    pos = make_position(preset, **kw)
+    with pytest.raises(FormatError) as info:
+        state_from_position(pos)
+    assert info.value.code.startswith("bad_position")
