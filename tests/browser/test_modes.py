@@ -32,7 +32,7 @@ def test_pass_and_play_never_shows_the_next_hand_before_reveal(page, server):
     start_match(page, server.url, mode="local2", target="one_hand", difficulty=None)
     for _turn in range(3):
         # handoff screen: no hand on the page, nothing of any hand in the messages
-        page.wait_for_selector("#overlay.handoff #btn-reveal")
+        page.wait_for_selector("#overlay[data-kind=handoff] #btn-reveal")
         assert page.locator("#hand .card").count() == 0
         assert page.locator(".seat .card:not(.back)").count() == page.locator(".seat-r3 .card").count()
         pending = [h for h in _hands_in_frames(frames) if h[0] is not None]
@@ -112,7 +112,7 @@ def test_japanese_page_has_no_english_interface_words(page, server):
     page.wait_for_selector("#table[data-phase]")
     wait_my_turn(page)
     assert _english(page) == []
-    for button, selector in (("#btn-settings", "#overlay.settings"), ("#btn-stats", "#overlay.stats .stats"), ("#btn-help", "#overlay.help")):
+    for button, selector in (("#btn-settings", "#overlay[data-kind=settings]"), ("#btn-stats", "#overlay[data-kind=stats] .stats"), ("#btn-help", "#overlay[data-kind=help]")):
         page.click(button)
         page.wait_for_selector(selector)
         assert _english(page) == [], button

@@ -117,7 +117,7 @@ def test_keyboard_shortcuts(page, server):
     page.wait_for_selector("#toast.show")
     assert "Sound on" in page.inner_text("#toast")
     page.keyboard.press("?")
-    page.wait_for_selector("#overlay.help .keys")
+    page.wait_for_selector("#overlay[data-kind=help] .keys")
     page.keyboard.press("Escape")
     page.wait_for_function("() => !document.body.dataset.overlay")
     # T with the pile: in the play phase it does nothing harmful; F with no plan does nothing

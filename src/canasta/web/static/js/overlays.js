@@ -14,6 +14,7 @@ export function closeOverlay(only) {
   o.hidden = true;
   o.innerHTML = "";
   o.className = "overlay";
+  delete o.dataset.kind;
 }
 
 /** Fill the overlay with a dialog and return its body element. */
@@ -21,7 +22,8 @@ export function dialog(kind, title, { closable = true, onClose } = {}) {
   document.body.dataset.overlay = kind;
   const o = overlay();
   o.hidden = false;
-  o.className = "overlay " + kind;
+  o.className = "overlay";
+  o.dataset.kind = kind;
   o.innerHTML = "";
   const box = document.createElement("div");
   box.className = "dialog";
