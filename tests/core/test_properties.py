@@ -48,7 +48,7 @@ FAST = settings(
     suppress_health_check=list(HealthCheck),
 )
 DEEP = settings(
-    max_examples=25,
+    max_examples=36,
     derandomize=True,
     database=None,
     deadline=None,

@@ -18,6 +18,35 @@ def four(seat0: str, **kw):  # a classic position with seat 0 to act
     return state(hands=[seat0, *OTHERS], turn=0, **kw)
 
 
+# ---------------------------------------------------------------- R0 vocabulary
+
+
+def test_r0_sides_and_teams():
+    from canasta.cards import F_BLACK3, F_RED3, FACE, IS_WILD
+
+    assert Game(Settings.preset("classic"), seed=1).state.side_of == [0, 1, 0, 1]
+    assert Game(Settings.preset("two-player"), seed=1).state.side_of == [0, 1]
+    assert Game(Settings.preset("three-player"), seed=1).state.side_of == [0, 1, 2]
+    v = Game(Settings.preset("classic"), seed=1).state.view(0).to_json()
+    assert v["teams"] == [0, 1, 0, 1] and v["sides"] == [0, 1, 0, 1]
+    assert [IS_WILD[parse_card(c)] for c in ("2C", "2H", "JK", "AS", "3C", "KH")] == [
+        True, True, True, False, False, False]
+    assert FACE[parse_card("3H")] == FACE[parse_card("3D")] == F_RED3
+    assert FACE[parse_card("3C")] == FACE[parse_card("3S")] == F_BLACK3
+
+
+def test_r0_canasta_natural_or_mixed():
+    st = state(hands=["KH 2C 9C 9D 9H", "4C 4D 6S", "5C 5D 6H", "8C 8D JS"], turn=0, phase="play",
+               melds=[{"K": "KC KC KD KD KS KS"}, {}])
+    legal(st, "meld 9:9C,9D,9H")
+    assert st.canastas[0] == 0
+    legal(st, "meld K:KH")
+    m = st.melds[0][parse_card("KH") // 4]
+    assert m.is_canasta and m.is_natural
+    legal(st, "meld K:2C")
+    assert st.melds[0][parse_card("KH") // 4].is_canasta and not st.melds[0][parse_card("KH") // 4].is_natural
+
+
 # ---------------------------------------------------------------- R1 cards and values
 
 
