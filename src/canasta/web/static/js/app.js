@@ -56,6 +56,12 @@ function redrawInner() {
   else if (S.screen === "table") renderTable($("#table"), actions);
   else if (S.screen === "rules") renderRules($("#rules"), controller);
   else if (S.screen === "tutorial") renderTutorial($("#tutorial"), controller);
+  if (!overlayKind() && S.screen === "table" && S.view && S.table) {
+    // The end-of-hand and handoff screens come back after a panel opened over them closes.
+    if (S.table.handoff != null) document.body.dataset.overlay = "handoff";
+    else if (S.table.match && S.table.match.over) document.body.dataset.overlay = "match";
+    else if (S.view.phase === "over") document.body.dataset.overlay = "hand";
+  }
   const kind = overlayKind();
   if (kind === "settings") renderSettingsPanel(controller);
   else if (kind === "hand" || kind === "match") handOverlay(controller);
@@ -444,6 +450,7 @@ export const controller = {
       toast(t("errors.create_failed") + (e.code ? ` (${e.code})` : ""), "bad");
     }
   },
+  openStats() { document.body.dataset.overlay = "stats"; openStats(controller, true); },
   send(msg) {
     if (!S.sock) return;
     lastSent = msg.type;
@@ -507,9 +514,10 @@ async function main() {
   setSound(S.prefs.sound);
   try { S.presets = await api("GET", "/api/presets"); } catch { S.presets = null; }
   document.addEventListener("keydown", onKey);
+  document.addEventListener("overlayclosed", () => redraw());
   $("#btn-home").addEventListener("click", () => controller.leaveTable());
   $("#btn-rules").addEventListener("click", () => show("rules"));
-  $("#btn-stats").addEventListener("click", () => { document.body.dataset.overlay = "stats"; openStats(controller, true); });
+  $("#btn-stats").addEventListener("click", () => controller.openStats());
   $("#btn-settings").addEventListener("click", () => controller.overlay("settings"));
   $("#btn-help").addEventListener("click", () => controller.overlay("help"));
   $("#table").addEventListener("click", () => {

@@ -42,7 +42,11 @@ export function dialog(kind, title, { closable = true, onClose } = {}) {
     x.className = "close";
     x.textContent = "×";
     x.setAttribute("aria-label", t("common.close"));
-    x.addEventListener("click", () => { closeOverlay(); if (onClose) onClose(); });
+    x.addEventListener("click", () => {
+      closeOverlay();
+      if (onClose) onClose();
+      else document.dispatchEvent(new CustomEvent("overlayclosed"));
+    });
     head.append(x);
   }
   box.append(head);
@@ -127,6 +131,9 @@ export function handOverlay(ctl) {
     const again = button(t("result.new_match"), () => ctl.send({ type: "new_match" }), "primary");
     again.id = "btn-new-match";
     row.append(again);
+    const stats = button(t("stats.title"), () => ctl.openStats());
+    stats.id = "btn-match-stats";
+    row.append(stats);
     row.append(button(t("result.menu"), () => ctl.leaveTable()));
   } else {
     const next = button(t("result.next_hand"), () => ctl.send({ type: "next_hand" }), "primary");

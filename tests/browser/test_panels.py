@@ -1,0 +1,97 @@
+"""Stats, settings, rules and the tutorial."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from .conftest import use_prefs
+from .helpers import play_simple_turn, start_match, wait_my_turn
+
+pytestmark = pytest.mark.browser
+
+
+def _stat(page, key: str) -> int:
+    return int(page.inner_text(f"#overlay [data-stat={key}] dd"))
+
+
+def test_stats_count_a_match_and_reset_asks_for_confirmation(page, server):
+    use_prefs(page)
+    start_match(page, server.url, mode="computer2", target="one_hand")
+    deadline = time.monotonic() + 240
+    while wait_my_turn(page) != "over" and time.monotonic() < deadline:
+        play_simple_turn(page)
+    page.wait_for_selector("#btn-new-match")
+    page.click("#btn-match-stats")
+    page.wait_for_selector("#overlay [data-stat=played]")
+    page.wait_for_function("() => document.querySelector('#overlay [data-stat=played] dd').textContent !== '0'")
+    assert _stat(page, "played") == 1
+    page.click("#btn-reset-stats")
+    page.wait_for_selector("#btn-reset-confirm")
+    assert _stat(page, "played") == 1          # nothing is reset before the confirmation
+    page.click("#btn-reset-confirm")
+    page.wait_for_function("() => document.querySelector('#overlay [data-stat=played] dd').textContent === '0'")
+    assert _stat(page, "won") == 0
+    # closing the stats brings the end-of-match screen back
+    page.click("#overlay .close")
+    page.wait_for_selector("#btn-new-match")
+
+
+def test_settings_switch_language_and_keep_the_match(page, server):
+    use_prefs(page)
+    start_match(page, server.url, mode="computer4", target=5000)
+    wait_my_turn(page)
+    hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
+    page.click("#btn-settings")
+    page.wait_for_selector("#overlay #set-lang")
+    page.select_option("#set-lang", "ja")
+    page.wait_for_selector("#overlay h2 >> text=設定")
+    page.check("#set-fourcolour")
+    page.click("#overlay .close")
+    page.wait_for_function("() => !document.body.dataset.overlay")
+    assert page.inner_text("#btn-draw").startswith("引く")
+    assert page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") == hand
+    assert page.evaluate("document.body.classList.contains('four-colour-all')")
+    # the computer play that Settings paused carries on
+    assert "Continue" not in page.inner_text("#btn-pause") and "再開" not in page.inner_text("#btn-pause")
+
+
+def test_rules_page_and_tutorial_steps(page, server):
+    use_prefs(page)
+    page.goto(server.url)
+    page.click("#btn-open-rules")
+    page.wait_for_selector("#rules .rule-section")
+    assert page.locator("#rules .rule-section").count() >= 8
+    page.goto(server.url + "#tutorial")
+    page.wait_for_selector("#tutorial .tut-board")
+
+    def tap_hints() -> None:
+        for _ in range(page.locator("#tutorial .hand .card.hint").count()):
+            page.locator("#tutorial .hand .card.hint").first.click()
+
+    # 1: two groups staged, the count passes the minimum, meld together
+    tap_hints()
+    page.click("#tutorial .rank-chip")
+    assert "30 / 50" in page.inner_text("#tutorial .pile-info")
+    tap_hints()
+    page.click("#tutorial .rank-chip")
+    assert "70 / 50" in page.inner_text("#tutorial .pile-info")
+    page.click("#tutorial .act.primary.pulse")
+    page.click("text=Next step →")
+    # 2: a wrong try is refused; the natural pair takes the frozen pile
+    page.locator("#tutorial .hand .card").nth(2).click()      # the wild two
+    page.click("#tut-pile")
+    page.wait_for_selector("#toast.show")
+    page.click("text=Start this step again")
+    tap_hints()
+    page.click("#tut-pile")
+    page.click("text=Next step →")
+    # 3: going out: meld the fives, discard the last card
+    tap_hints()
+    page.click("#tutorial .rank-chip")
+    tap_hints()
+    page.click("#tut-pile")
+    assert page.locator("#tutorial .hand .card").count() == 0
+    page.click("text=Done: play a match")
+    page.wait_for_selector("#btn-start")
