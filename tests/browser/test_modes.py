@@ -8,7 +8,13 @@ import re
 import pytest
 
 from .conftest import Server, use_prefs
-from .helpers import hand_cards, play_simple_turn, start_match, version, wait_my_turn, wait_version_change
+from .helpers import (
+    hand_cards,
+    play_simple_turn,
+    start_match,
+    version,
+    wait_my_turn,
+)
 
 pytestmark = pytest.mark.browser
 

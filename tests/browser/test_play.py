@@ -8,7 +8,14 @@ import time
 import pytest
 
 from .conftest import use_prefs
-from .helpers import hand_cards, play_simple_turn, start_match, version, wait_my_turn, wait_version_change
+from .helpers import (
+    hand_cards,
+    play_simple_turn,
+    start_match,
+    version,
+    wait_my_turn,
+    wait_version_change,
+)
 
 pytestmark = pytest.mark.browser
 
