@@ -81,6 +81,11 @@ def play_hand(g: Game, rng: random.Random, *, deep: int = 0) -> int:
                 check_view_privacy(st, seat, rng)
             seat = rng.randrange(st.players)
             check_resample(st, seat, rng, rollout=steps % (deep * 4) == 0)
+        elif steps % 53 == 7:  # light checks on every random hand
+            check_position_round_trip(st)
+            seat = rng.randrange(st.players)
+            check_view_privacy(st, seat, rng)
+            check_resample(st, seat, rng, rollout=False)
         g.apply(rng.choice(acts))
         st = g.state
         check_state(st)

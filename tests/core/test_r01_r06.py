@@ -319,14 +319,7 @@ def test_r5_four_wilds_is_too_many():
 
 def test_r5_only_wilds_is_never_a_meld():
     st = four("2C 2D JK 5C 6C", melds=OPENED, phase="play")
-    err = st.check(act_text("meld Q:2C,2D,JK"))
-    assert err is not None and err.section == "R5" and err.code == "meld_needs_two_naturals"
-
-
-def act_text(t):
-    from canasta import action_from_text
-
-    return action_from_text(t)
+    illegal(st, "meld Q:2C,2D,JK", "meld_needs_two_naturals", "R5")
 
 
 def test_r5_runs_and_small_melds_are_not_melds():
