@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from canasta import Game, IllegalAction, Settings, SettingsError, opening_minimum
+from canasta import Game, Settings, SettingsError, opening_minimum
 from canasta.cards import VALUE, card_str, full_deck, parse_card
 
 from .helpers import hand_of, illegal, legal, meld_of, state
