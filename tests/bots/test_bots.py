@@ -135,3 +135,13 @@ def test_arena_cli_main(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unknown_level() -> None:
     with pytest.raises(ValueError):
         make_player("grandmaster")
+
+
+def test_partner_is_normal_at_every_difficulty() -> None:
+    from canasta.bots import computer_seats
+
+    for difficulty in ("beginner", "normal", "expert"):
+        seats = computer_seats(4, 0, difficulty, seed=1)
+        assert seats[2].level == "normal"
+        assert seats[1].level == seats[3].level == difficulty
+    assert set(computer_seats(3, 1, "beginner")) == {0, 2}

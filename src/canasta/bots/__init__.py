@@ -9,6 +9,16 @@
 True
 """
 
-from .players import LEVELS, HeuristicPlayer, Player, RandomPlayer, make_player
+from .players import (
+    LEVELS,
+    PARTNER_LEVEL,
+    HeuristicPlayer,
+    Player,
+    RandomPlayer,
+    computer_seats,
+    make_player,
+)
 
-__all__ = ["LEVELS", "HeuristicPlayer", "Player", "RandomPlayer", "make_player"]
+__all__ = [
+    "LEVELS", "PARTNER_LEVEL", "HeuristicPlayer", "Player", "RandomPlayer", "computer_seats", "make_player",
+]

@@ -16,13 +16,15 @@ import multiprocessing
 import random
 import sys
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..cards import full_deck
 from ..game import Game
 from ..rules import PRESETS, Settings
 from .play import play_hand, play_match
 from .players import LEVELS, Player, make_player
+from .search import DEFAULT_ITERATIONS
 
 
 def deal_deck(seed: int, index: int) -> list[int]:
@@ -45,7 +47,8 @@ def _players(seating: list[str], a: str, b: str, seed: int, options: dict[str, A
     out: list[Player] = []
     for s, who in enumerate(seating):
         level = a if who == "a" else b
-        opts = options if level == "expert" else {}
+        # Expert's default rollout budget without the wall-clock cap, so results are reproducible
+        opts = {"iterations": DEFAULT_ITERATIONS, "time_budget": None, **options} if level == "expert" else {}
         out.append(make_player(level, seed=seed * 8 + s, **opts))
     return out
 
@@ -121,9 +124,12 @@ class Progress:
         self.start = time.monotonic()
         self.done = 0
         self.last = 0.0
+        self.values: list[float] = []
 
-    def step(self) -> None:
+    def step(self, value: float | None = None) -> None:
         self.done += 1
+        if value is not None:
+            self.values.append(value)
         if not self.enabled:
             return
         now = time.monotonic()
@@ -135,8 +141,9 @@ class Progress:
         width = 30
         filled = int(width * self.done / self.total)
         bar = "#" * filled + "." * (width - filled)
+        mean = f" mean {sum(self.values) / len(self.values):+.3g}" if self.values else ""
         sys.stderr.write(
-            f"\r{self.label} [{bar}] {self.done}/{self.total} {elapsed:5.0f}s elapsed, ETA {eta:5.0f}s"
+            f"\r{self.label} [{bar}] {self.done}/{self.total} {elapsed:5.0f}s elapsed, ETA {eta:5.0f}s{mean}"
         )
         if self.done == self.total:
             sys.stderr.write("\n")
@@ -149,13 +156,13 @@ def _run(task: Any, jobs: list[Any], workers: int, progress: Progress) -> dict[i
         for job in jobs:
             i, v = task(job)
             results[i] = v
-            progress.step()
+            progress.step(v)
         return results
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     with ctx.Pool(workers) as pool:
         for i, v in pool.imap_unordered(task, jobs, chunksize=1):
             results[i] = v
-            progress.step()
+            progress.step(v)
     return results
 
 

@@ -95,3 +95,23 @@ def make_player(level: str, seed: int | None = None, **options: object) -> Playe
 
 
 LEVELS = ("random", "beginner", "normal", "expert")
+
+
+#: the human's partner in the mode against the computer plays this level at every difficulty
+PARTNER_LEVEL = "normal"
+
+
+def computer_seats(players: int, human_seat: int, difficulty: str, seed: int | None = None) -> dict[int, Player]:
+    """Players for every computer seat of a table with one human.
+
+    The opponents play ``difficulty``; in the four-player game the human's partner is always
+    :data:`PARTNER_LEVEL`, so the partner's support stays the same at every difficulty.
+    """
+    out: dict[int, Player] = {}
+    for seat in range(players):
+        if seat == human_seat:
+            continue
+        partner = players == 4 and seat == (human_seat + 2) % 4
+        level = PARTNER_LEVEL if partner else difficulty
+        out[seat] = make_player(level, None if seed is None else seed * 8 + seat)
+    return out

@@ -40,6 +40,22 @@ class Style:
     ask_partner: bool = True
     #: minimum pile size worth taking for a beginner-like taker (0: judge by value)
     naive_take: int = 0
+    #: added to the value of taking the pile (tuning)
+    take_bias: float = 0.0
+    #: added to the value of melding (tuning)
+    meld_bias: float = 0.0
+    #: base value of laying a wild on an unfinished meld
+    wild_add: float = -4.0
+    #: weight of the danger of handing the next player the pile
+    danger_scale: float = 1.0
+    #: weight of keeping cards in hand (pairs, wilds) against dumping penalty cards
+    keep_scale: float = 1.0
+    #: without the canastas to go out, keep at least this many cards (0: no restraint)
+    min_hand: int = 0
+    #: how much each card below ``min_hand`` costs a meld
+    restraint: float = 12.0
+    #: three players: the cost of being the first to take the pile (then alone against two)
+    lone_take: float = 600.0
 
 
 BEGINNER = Style(
@@ -124,9 +140,12 @@ class Policy:
                 if IS_WILD[c]:
                     wilds += 1
         v -= 22 * wilds
-        v += 10  # the top card goes straight to a meld
+        v += 10 + self.style.take_bias  # the top card goes straight to a meld
         if not st.nmelds[side]:
             v += 40  # opening also unfreezes the pile for the side
+        if st.players == 3 and not st.merged:
+            # R14: the first taker then plays alone against a partnership
+            v -= self.style.lone_take
         return v
 
     # ------------------------------------------------------------------ play phase
@@ -203,8 +222,6 @@ class Policy:
                     v += 14 * nat
             else:
                 # wilds alone onto a meld
-                for c in g.cards:
-                    pass
                 completes = before < 7 <= after
                 if before >= 7:
                     if was_natural and m is not None:
@@ -212,29 +229,31 @@ class Policy:
                     else:
                         v += -8 + 40 * urgency + (VALUE[g.cards[0]] * urgency)
                 elif completes:
-                    if was_natural and style.natural_canastas:
-                        # a mixed canasta (300) now, or wait for a natural one (500)
-                        if have < need and (urgency >= 0.25 or hand_n <= 4):
-                            v += 80
-                        else:
-                            v += -10 + 60 * urgency
+                    if was_natural and style.natural_canastas and have >= need:
+                        # the side can already go out: wait for a natural canasta (500, not 300)
+                        # unless the opponents are close to ending the hand
+                        v += -10 + 100 * urgency
                     else:
                         v += 90
                 else:
-                    base = 6 if not style.keep_pairs else -4
+                    base = 6 if not style.keep_pairs else style.wild_add
                     if after >= 5:
                         base += 6
                     if fc[F_DEUCE] + fc[F_JOKER] >= 3:
                         base += 6
-                    if was_natural and style.natural_canastas and before >= 4:
+                    if was_natural and style.natural_canastas and before >= 4 and have >= need:
                         base -= 10
                     v += base + 15 * urgency
             if before < 7 <= after:
                 v += 60 if (have < need) else 20
+        left = hand_n - sum(len(g.cards) for g in a.groups)
         # never strand the side without a card to discard when it cannot go out
-        if hand_n - sum(len(g.cards) for g in a.groups) < 2 and have < need:
+        if left < 2 and have < need:
             v -= 100
-        return v
+        # a tiny hand must feed the pile whatever it holds: keep a few cards back
+        if style.min_hand and have < need and left < style.min_hand:
+            v -= style.restraint * (style.min_hand - left)
+        return v + style.meld_bias
 
     # ------------------------------------------------------------------ discards
 
@@ -244,7 +263,6 @@ class Policy:
         style = self.style
         seat = st.turn
         n = st.players
-        hand = st.hands[seat]
         fc = st.fc[seat]
         side = st.side_of[seat]
         melds = st.melds[side]
@@ -306,11 +324,11 @@ class Policy:
                 else:
                     osd = st.side_of[nxt]
                     p = 0.8 if (st.melds[osd][f] is not None and not pile_frozen_all) else 0.15
-                danger = p * (pile_v + 15)
+                danger = p * (pile_v + 15) * style.danger_scale
             elif not next_is_opp and not IS_WILD[c] and style.read_opponents:
                 # feeding a partner (three-player partnership) is mildly good
                 danger = -3.0 * len(st.pile) * (1 if melds[f] is not None else 0)
-            score = -(keep + danger)
+            score = -(keep * style.keep_scale + danger)
             if style.noise and rng is not None:
                 score += rng.gauss(0.0, style.noise)
             out.append((score - 50.0, a))

@@ -9,6 +9,7 @@ its side.  The budget is a time limit and/or a number of rollouts per decision.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -23,7 +24,9 @@ from .policy import NORMAL, Policy, Style
 
 #: rollouts play the Normal rules of thumb without memory (the history is dropped for speed)
 ROLLOUT = Style()
-DEFAULT_TIME = 0.5
+#: default budget: this many rollouts per decision, cut short after this many seconds
+DEFAULT_ITERATIONS = 200
+DEFAULT_TIME = 0.9
 DEFAULT_CANDIDATES = 5
 #: rollout length cap (actions); the rest is judged by the static evaluation
 ROLLOUT_ACTIONS = 400
@@ -65,7 +68,7 @@ class ExpertPlayer:
     ) -> None:
         self.seed = seed
         if time_budget is None and iterations is None:
-            time_budget = DEFAULT_TIME
+            iterations, time_budget = DEFAULT_ITERATIONS, DEFAULT_TIME
         self.time_budget = time_budget
         self.iterations = iterations
         self.candidates = candidates
@@ -97,29 +100,49 @@ class ExpertPlayer:
         return safe(view, state, best)
 
     def search(self, sampler: Resampler, seat: int, options: list[Action], rng: random.Random) -> Action:
-        """The option with the best mean result over sampled worlds."""
-        totals = [0.0] * len(options)
-        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
-        limit = self.iterations
+        """The option with the best mean result over sampled worlds (successive halving).
+
+        The budget is split into rounds; in each round every surviving option is played in the
+        same fresh worlds, then the worse half is dropped.  A time limit ends the search early.
+        """
+        k = len(options)
+        totals = [0.0] * k
+        counts = [0] * k
+        alive = list(range(k))
+        start = time.perf_counter()
+        tb = self.time_budget
+        budget = self.iterations if self.iterations is not None else 10**9
+        rounds = max(1, math.ceil(math.log2(k)))
         done = 0
-        worlds = 0
         roll = self.rollout
-        while True:
-            world = sampler.sample(rng, history=False)
-            worlds += 1
-            for i, a in enumerate(options):
-                s = world.copy(history=False)
-                s.apply(a, validate=False)
-                n = 0
-                while not s.is_over and n < ROLLOUT_ACTIONS:
-                    s.apply(roll.choose(s), validate=False)
-                    n += 1
-                totals[i] += side_result(s, seat)
-                done += 1
-            if limit is not None and done >= limit:
+        stop = False
+        deadline: float | None = None
+        for r in range(rounds):
+            last = r == rounds - 1
+            share = (budget - done) // (rounds - r)
+            worlds = max(1, share // len(alive)) if not last else max(1, (budget - done) // len(alive))
+            # with a time budget each round also gets its share of the time
+            deadline = None if tb is None else start + tb * (r + 1) / rounds
+            for _ in range(worlds):
+                world = sampler.sample(rng, history=False)
+                for i in alive:
+                    s = world.copy(history=False)
+                    s.apply(options[i], validate=False)
+                    n = 0
+                    while not s.is_over and n < ROLLOUT_ACTIONS:
+                        s.apply(roll.choose(s), validate=False)
+                        n += 1
+                    totals[i] += side_result(s, seat)
+                    counts[i] += 1
+                    done += 1
+                if deadline is not None and time.perf_counter() >= deadline:
+                    stop = last
+                    break
+            if stop or len(alive) <= 1:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
+            if not last:
+                alive.sort(key=lambda i: -(totals[i] / counts[i]))
+                alive = alive[: max(1, (len(alive) + 1) // 2)]
         self.last_iterations = done
-        best = max(range(len(options)), key=lambda i: (totals[i], -i))
+        best = max(alive, key=lambda i: (totals[i] / max(1, counts[i]), -i))
         return options[best]
