@@ -197,3 +197,40 @@ def check_resample(st: State, seat: int, rng: random.Random, rollout: bool) -> N
             steps += 1
             assert steps < 5000
         check_state(sampled)
+
+
+def check_scoring(st: State) -> None:
+    """Recompute the finished hand's score independently (R13.1, R9.3, R14) and compare."""
+    from canasta.cards import VALUE
+
+    r = st.result
+    assert r is not None
+    by_side = {s.side: s for s in r.sides}
+    assert sorted(by_side) == sorted(set(st.side_of))
+    for side, got in by_side.items():
+        seats = tuple(s for s in range(st.players) if st.side_of[s] == side)
+        melds = [m for m in st.melds[side] if m is not None]
+        points = sum(VALUE[c] for m in melds for c in m.cards)
+        natural = sum(1 for m in melds if len(m.cards) >= 7 and not any(IS_WILD[c] for c in m.cards))
+        mixed = sum(1 for m in melds if len(m.cards) >= 7 and any(IS_WILD[c] for c in m.cards))
+        reds = sum(len(st.red3[s]) for s in seats)
+        red_bonus = 800 if reds == 4 else 100 * reds
+        if not melds:
+            red_bonus = -red_bonus
+        going = 0
+        if r.went_out is not None and r.went_out in seats:
+            going = 200 if r.concealed else 100
+        penalty = sum(VALUE[c] for s in seats for c in st.hands[s])
+        total = points + 500 * natural + 300 * mixed + red_bonus + going - penalty
+        assert got.seats == seats
+        assert (got.melds, got.natural_canastas, got.mixed_canastas) == (points, natural, mixed)
+        assert (got.red_threes, got.red_three_bonus, got.going_out, got.hand_penalty) == (
+            reds, red_bonus, going, penalty)
+        assert got.total == total
+    teams = st.settings.team_count
+    for team in range(teams):
+        seat = next(s for s in range(st.players) if st.team_of[s] == team)
+        assert r.team_deltas[team] == by_side[st.side_of[seat]].total
+    if r.went_out is not None:
+        assert st.hands[r.went_out] == []
+        assert st.canastas[st.side_of[r.went_out]] >= st.settings.canastas_to_go_out

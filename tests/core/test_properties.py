@@ -23,6 +23,7 @@ from .invariants import (
     check_notation,
     check_position_round_trip,
     check_resample,
+    check_scoring,
     check_state,
     check_view_privacy,
 )
@@ -95,6 +96,7 @@ def play_hand(g: Game, rng: random.Random, *, deep: int = 0) -> int:
     assert result is not None
     assert result.reason in ("went_out", "stock_empty", "declined", "red_three_last")
     assert (result.went_out is not None) == (result.reason == "went_out")
+    check_scoring(st)
     assert st.legal_actions() == []
     return steps
 
