@@ -417,3 +417,24 @@ def test_r10_checking_and_applying_forms():
         st.verify(action_from_text("meld K:KH,KD"))
     assert info.value.code == "would_leave_one_card_without_canasta"
     assert st.can(action_from_text("meld K:KH")) and not st.can(action_from_text("meld K:KH,KD"))
+
+
+def test_r10_concealed_finish_by_discarding_the_last_card_after_melds_this_turn():
+    # the side opened through the partner; seat 0 melds all in this turn, then discards its last card
+    st = four("7C 7C 7D 7D 7H 7H 7S KC KD KH 4C", melds=[{"9": "9C 9D 9H"}, {}], phase="play",
+              melded=[False, False, True, False])
+    legal(st, "meld 7:7C,7C,7D,7D,7H,7H,7S")
+    legal(st, "meld K:KC,KD,KH")
+    legal(st, "discard 4C")
+    assert st.is_over and st.result.went_out == 0 and st.result.concealed
+    assert st.result.sides[0].going_out == 200
+
+
+def test_r10_take_that_completes_the_canasta_may_leave_one_card():
+    st = four("KC KD", melds=[{"K": "KH KS KH KS"}, {}], pile="5D KD")
+    legal(st, "take K:KC,KD")
+    assert st.canastas[0] == 1 and hand_of(st, 0) == ["5D"]
+    legal(st, "discard 5D")  # and may then go out with the discard
+    assert st.is_over and st.result.went_out == 0
+    st2 = four("KC KD", melds=[{"K": "KH KS KH"}, {}], pile="5D KD")
+    illegal(st2, "take K:KC,KD", "would_leave_one_card_without_canasta", "R10")

@@ -484,3 +484,13 @@ def test_r14_three_player_one_hand_highest_wins():
     g = _game_from(three(**kw), [0, 0, 0], target="one_hand")
     g.apply(action_from_text("discard 5C"))
     assert g.is_over and g.winners == [0]
+
+
+def test_r11_yes_then_concealed_finish_waives_the_minimum():
+    st = state(ASK, hands=["7C 7C 7D 7D 7H 7H 7S 4C", *OTHERS], turn=0, phase="play", drew="stock")
+    legal(st, "ask")
+    legal(st, "yes")
+    go = st.can_go_out()
+    assert go is not None and st.legal_actions() == [go]
+    st.apply(go)
+    assert st.is_over and st.result.concealed and st.result.sides[0].going_out == 200
