@@ -1,5 +1,5 @@
 // The single-page app: start screen, table, panels. Rules live on the server; see table.js.
-import { S, savePrefs, rememberTable, lastTable } from "./store.js";
+import { S, savePrefs, rememberTable } from "./store.js";
 import { loadLanguages, setLanguage, t, translateDom } from "./i18n.js";
 import { api, TableSocket } from "./net.js";
 import { setSound, play } from "./sound.js";
