@@ -16,7 +16,8 @@ from canasta import (
     resample,
     state_from_position,
 )
-from canasta.cards import COPIES, F_RED3, FACE, IS_WILD, NUM_FACES, card_str
+from canasta.actions import Discard, Group, Meld, TakePile
+from canasta.cards import COPIES, F_BLACK3, F_RED3, FACE, IS_WILD, MELD_FACES, NUM_FACES, card_str
 
 PACK = Counter({c: COPIES[c] for c in range(len(COPIES))})
 
@@ -234,3 +235,34 @@ def check_scoring(st: State) -> None:
     if r.went_out is not None:
         assert st.hands[r.went_out] == []
         assert st.canastas[st.side_of[r.went_out]] >= st.settings.canastas_to_go_out
+
+
+def arbitrary_action(st: State, rng: random.Random):
+    """A random, usually illegal, meld/take/discard built from the hand."""
+    hand = list(st.hands[st.turn])
+    kind = rng.choice(["meld", "meld", "take", "discard", "meld_discard"])
+    if kind == "discard":
+        return Discard(rng.choice(hand)) if hand else None
+    rng.shuffle(hand)
+    groups: dict[int, list[int]] = {}
+    for c in hand[: rng.randint(0, min(len(hand), 12))]:
+        if IS_WILD[c]:
+            ranks = list(groups) or [rng.choice(MELD_FACES)]
+            groups.setdefault(rng.choice(ranks), []).append(c)
+        else:
+            f = FACE[c]
+            if f in MELD_FACES or f == F_BLACK3:
+                groups.setdefault(f, []).append(c)
+    gs = tuple(Group(r, tuple(cs)) for r, cs in groups.items())
+    if kind == "take":
+        if st.pile and FACE[st.pile[-1]] in MELD_FACES and rng.random() < 0.5:
+            gs = (Group(FACE[st.pile[-1]], tuple(groups.get(FACE[st.pile[-1]], ()))),) + tuple(
+                g for g in gs if g.rank != FACE[st.pile[-1]]
+            )
+        return TakePile(gs)
+    if not gs:
+        return None
+    if kind == "meld_discard":
+        rest = [c for c in st.hands[st.turn] if c not in [x for g in gs for x in g.cards]]
+        return Meld(gs, rng.choice(rest)) if rest else Meld(gs)
+    return Meld(gs)

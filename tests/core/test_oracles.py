@@ -122,3 +122,42 @@ def test_r10_concealed_going_out_oracle(data):
     left = len(hand) - len(nats) - len(wilds)
     if value < opening_minimum(score) and left >= 1:
         assert err is not None and err.code == "opening_minimum_not_met", f"{first}: {err!r}"
+
+
+# ---------------------------------------------------------------- check() against a plain reading
+
+
+CONFIG_NAMES = ["classic", "bicycle", "two-player", "two-player-quick", "three-player"]
+
+
+@settings(max_examples=60, derandomize=True, database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(config=hst.sampled_from(CONFIG_NAMES), seed=hst.integers(0, 2**32 - 1))
+def test_check_agrees_with_an_independent_rules_oracle(config, seed):
+    import json
+    import random
+
+    from canasta import Game, Settings, action_to_text, position_to_json
+
+    from .oracle import near_legal_action, oracle_legal
+
+    g = Game(Settings.preset(config), seed=seed)
+    rng = random.Random(seed)
+    st = g.state
+    while not st.is_over:
+        for _ in range(4):
+            a = near_legal_action(st, rng)
+            if a is None:
+                continue
+            expected = oracle_legal(st, a)
+            if expected is None:
+                continue
+            err = st.check(a)
+            assert (err is None) == expected, (
+                f"{action_to_text(a)}: engine says {err!r}, RULES.md reading says "
+                f"{'legal' if expected else 'illegal'}\n{json.dumps(position_to_json(st))}"
+            )
+        for a in st.legal_actions():
+            assert oracle_legal(st, a) in (True, None), action_to_text(a)
+        g.apply(rng.choice(st.legal_actions()))
+        st = g.state

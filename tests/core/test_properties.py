@@ -16,10 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
 from canasta import Game, Settings, position_to_json
-from canasta.actions import Discard, Group, Meld, TakePile
-from canasta.cards import F_BLACK3, FACE, IS_WILD, MELD_FACES
 
 from .invariants import (
+    arbitrary_action,
     check_notation,
     check_position_round_trip,
     check_resample,
@@ -198,37 +197,6 @@ def test_random_matches_terminate_and_replay(config, seed, target):
 # ---------------------------------------------------------------- arbitrary actions
 
 
-def _arbitrary_action(st, rng: random.Random):
-    """A random, usually illegal, meld/take/discard built from the hand."""
-    hand = list(st.hands[st.turn])
-    kind = rng.choice(["meld", "meld", "take", "discard", "meld_discard"])
-    if kind == "discard":
-        return Discard(rng.choice(hand)) if hand else None
-    rng.shuffle(hand)
-    groups: dict[int, list[int]] = {}
-    for c in hand[: rng.randint(0, min(len(hand), 12))]:
-        if IS_WILD[c]:
-            ranks = list(groups) or [rng.choice(MELD_FACES)]
-            groups.setdefault(rng.choice(ranks), []).append(c)
-        else:
-            f = FACE[c]
-            if f in MELD_FACES or f == F_BLACK3:
-                groups.setdefault(f, []).append(c)
-    gs = tuple(Group(r, tuple(cs)) for r, cs in groups.items())
-    if kind == "take":
-        if st.pile and FACE[st.pile[-1]] in MELD_FACES and rng.random() < 0.5:
-            gs = (Group(FACE[st.pile[-1]], tuple(groups.get(FACE[st.pile[-1]], ()))),) + tuple(
-                g for g in gs if g.rank != FACE[st.pile[-1]]
-            )
-        return TakePile(gs)
-    if not gs:
-        return None
-    if kind == "meld_discard":
-        rest = [c for c in st.hands[st.turn] if c not in [x for g in gs for x in g.cards]]
-        return Meld(gs, rng.choice(rest)) if rest else Meld(gs)
-    return Meld(gs)
-
-
 @settings(max_examples=150, derandomize=True, database=None, deadline=None,
           suppress_health_check=list(HealthCheck))
 @given(config=hst.sampled_from(sorted(CONFIGS)), seed=hst.integers(0, 2**32 - 1))
@@ -243,7 +211,7 @@ def test_check_and_apply_agree_on_arbitrary_actions(config, seed):
     steps = 0
     while not st.is_over and steps < MAX_STEPS:
         for _ in range(3):
-            a = _arbitrary_action(st, rng)
+            a = arbitrary_action(st, rng)
             if a is None:
                 continue
             check_notation(a)
