@@ -166,12 +166,14 @@ function onMessage(msg) {
       show("start");
       return;
     }
+    pendingDiscard = null;
     play("error");
     toast(errorText(msg), "bad");
   }
 }
 
 let lastSent = null;
+let pendingDiscard = null;
 let lastAction = null;
 let retryAction = null;
 
@@ -224,6 +226,13 @@ function onState(msg) {
   if (S.screen !== "table") show("table"); else redraw();
   if (S.plan.length) validatePlan();
   maybeRetry();
+  if (pendingDiscard) {
+    const card = pendingDiscard;
+    pendingDiscard = null;
+    if (msg.change === "action" && v.phase === "play" && v.turn === mySeat() && v.hand && v.hand.includes(card)) {
+      sendAction({ type: "discard", card });
+    }
+  }
   if (old && msg.version > oldVersion) {
     const last = (v.history || [])[v.history.length - 1];
     if (last && last.seat !== mySeat() && last.action) {
@@ -391,9 +400,19 @@ const actions = {
     const sel = [...S.selection];
     if (sel.length !== 1) { toast(t("plan.select_one"), ""); return; }
     if (S.plan.length) {
-      const action = planAction(sel[0]);
-      clearPlan();
-      sendAction(action);
+      const left = v.hand.length - plannedIdx().size;
+      if (left === 1) {
+        // The last card: melds and discard go together (going out).
+        const action = planAction(sel[0]);
+        clearPlan();
+        sendAction(action);
+      } else {
+        // Meld the plan, then discard the selected card once the meld is on the table.
+        pendingDiscard = v.hand[sel[0]];
+        const action = planAction();
+        clearPlan();
+        sendAction(action);
+      }
     } else {
       const card = v.hand[sel[0]];
       clearPlan();
