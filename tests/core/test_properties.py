@@ -63,7 +63,10 @@ def play_hand(g: Game, rng: random.Random, *, deep: int = 0) -> int:
     """
     st = g.state
     steps = 0
+    turn_start = st.copy(history=False)
     while not st.is_over:
+        if st.phase == "draw":
+            turn_start = st.copy(history=False)
         acts = st.legal_actions()
         assert acts, f"no legal action in a live state: {position_to_json(st)}"
         assert len(set(acts)) == len(acts), "duplicate legal actions"
@@ -96,8 +99,28 @@ def play_hand(g: Game, rng: random.Random, *, deep: int = 0) -> int:
     assert result.reason in ("went_out", "stock_empty", "declined", "red_three_last")
     assert (result.went_out is not None) == (result.reason == "went_out")
     check_scoring(st)
+    if result.went_out is not None:
+        check_concealed(turn_start, st)
     assert st.legal_actions() == []
     return steps
+
+
+def check_concealed(start, end) -> None:
+    """R10.3 recomputed from the state at the start of the going-out turn and the final state."""
+    seat = end.result.went_out
+    assert start.turn == seat
+    side = end.side_of[seat]
+    added = new_canasta = False
+    for r, m in enumerate(end.melds[side]):
+        if m is None:
+            continue
+        before = start.melds[start.side_of[seat]][r]
+        if before is None:
+            new_canasta = new_canasta or len(m.cards) >= 7
+        elif len(m.cards) > len(before.cards):
+            added = True
+    expected = not start.melded[seat] and not added and new_canasta
+    assert end.result.concealed == expected
 
 
 def check_replay(g: Game) -> None:
