@@ -3,6 +3,7 @@ import { S, savePrefs, lastTable } from "./store.js";
 import { t, raw, languages } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
+import { cardEl } from "./cards.js";
 
 const h = (tag, cls, text) => {
   const el = document.createElement(tag);
@@ -155,6 +156,15 @@ let resumeCache = null;
 export function renderStart(root, ctl) {
   root.innerHTML = "";
   const hero = h("section", "hero");
+  const fan = h("div", "hero-fan");
+  fan.setAttribute("aria-hidden", "true");
+  ["AS", "KH", "JK", "QD", "7C"].forEach((c, i) => {
+    const el = cardEl(c);
+    el.removeAttribute("aria-label");
+    el.style.setProperty("--k", i - 2);
+    fan.append(el);
+  });
+  hero.append(fan);
   hero.append(h("h1", null, t("start.title")));
   hero.append(h("p", "tagline", t("start.tagline")));
   root.append(hero);
