@@ -15,6 +15,7 @@ const h = (tag, cls, text) => {
 export const MODES = {
   computer4: { mode: "computer", players: 4, presets: ["classic", "bicycle"] },
   computer2: { mode: "computer", players: 2, presets: ["two-player", "two-player-quick"] },
+  computer2q: { mode: "computer", players: 2, presets: ["two-player-quick", "two-player"] },
   local2: { mode: "local", players: 2, presets: ["two-player", "two-player-quick"] },
   local3: { mode: "local", players: 3, presets: ["three-player"] },
   local4: { mode: "local", players: 4, presets: ["classic", "bicycle"] },
@@ -189,7 +190,7 @@ export function renderStart(root, ctl) {
     b.setAttribute("role", "radio");
     b.setAttribute("aria-checked", currentMode() === key ? "true" : "false");
     b.append(h("b", null, t(`modes.${key}.title`)), h("small", null, t(`modes.${key}.text`)));
-    b.addEventListener("click", () => { S.prefs.mode = key; S.prefs.rules = {}; ensurePreset(); savePrefs(); ctl.redraw(); });
+    b.addEventListener("click", () => { S.prefs.mode = key; S.prefs.rules = {}; S.prefs.preset = MODES[key].presets[0]; savePrefs(); ctl.redraw(); });
     modes.append(b);
   }
   form.append(modes);
@@ -271,7 +272,7 @@ export function renderSettingsPanel(ctl) {
   body.append(prefs);
   body.append(h("h3", null, t("settings.next_match")));
   body.append(select("set-mode", Object.keys(MODES).map((k) => [k, t(`modes.${k}.title`)]), currentMode(),
-    (v) => { S.prefs.mode = v; S.prefs.rules = {}; ensurePreset(); savePrefs(); ctl.redraw(); }, t("start.mode")));
+    (v) => { S.prefs.mode = v; S.prefs.rules = {}; S.prefs.preset = MODES[v].presets[0]; savePrefs(); ctl.redraw(); }, t("start.mode")));
   body.append(matchSettings(ctl, { inPanel: true }));
   const row = h("div", "dialog-buttons");
   const start = button(t("settings.start_new"), () => { pausedBySettings = false; closeOverlay(); ctl.newMatch(newMatchBody()); }, "primary");
