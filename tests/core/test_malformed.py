@@ -327,6 +327,19 @@ UNREACHABLE = {
              turn_state={"ask": "yes", "asker": 1}),
         "engine bug: an answered question whose asker (1) is not the player to act (0) loads (R11)",
     ),
+    "melded_in_the_draw_phase_r4": (
+        dict(hands=["KH 9C", *OTHERS], turn=0, turn_state={"melded": True}),
+        "engine bug: turn_state.melded=true in the draw phase loads; nothing is melded before drawing (R4)",
+    ),
+    "melded_flag_without_any_meld_r0": (
+        dict(hands=["KH 9C", *OTHERS], turn=0, melded=[True, False, False, False]),
+        "engine bug: seat 0 marked as having melded while its side has no meld loads (R0 'opened'); "
+        "it then gets the R6.4 waiver without a concealed bonus",
+    ),
+    "side_melds_but_no_seat_melded_r0": (
+        dict(hands=["KH 9C", *OTHERS], turn=0, melds=[{"K": "KC KD KS"}, {}], melded=[False] * 4),
+        "engine bug: a side with melds where no seat of the side has melded loads (R0)",
+    ),
     "empty_hand_in_play_r10": (
         dict(hands=["", *OTHERS], melds=[{"K": "KC KS KC KS KH KD KD"}, {}], phase="play", turn=0),
         "engine bug: a live hand where the player to act holds no card loads; going out ends the hand (R10.1)",
