@@ -542,7 +542,6 @@ async function main() {
   $("#table").addEventListener("click", () => {
     if (S.selection.size) { S.selection.clear(); redraw(); }
   });
-  window.addEventListener("resize", () => { if (S.screen === "table") redraw(); });
   routeFromHash(true);
   window.addEventListener("hashchange", () => routeFromHash(false));
   document.body.classList.add("ready");
