@@ -346,8 +346,6 @@ class Policy:
         # cards melded by the going-out action
         if isinstance(go, Meld):
             mine += sum(VALUE[c] for g in go.groups for c in g.cards)
-            if go.discard is not None:
-                pass
         mine -= ev.hand_estimate(st, side, viewer=-1) - AVG_OWN * len(st.hands[seat])
         best_opp = -10**9
         opp_sides = {st.side_of[o] for o in ev.opponents(st, seat)}
