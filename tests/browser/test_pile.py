@@ -1,0 +1,58 @@
+"""Taking a frozen pile with a natural pair, by clicks, on a known deal."""
+
+from __future__ import annotations
+
+import pytest
+
+from canasta import Game, Settings
+
+from .conftest import use_prefs
+from .helpers import hand_cards, version, wait_my_turn, wait_version_change
+
+pytestmark = pytest.mark.browser
+
+
+def _deal_with_a_natural_pair_take(preset: str = "two-player") -> tuple[int, list[str], str, int]:
+    """A seed whose first player can take a frozen pile with exactly a natural pair."""
+    for seed in range(1000):
+        state = Game(Settings.preset(preset, target="one_hand"), seed=seed).state
+        view = state.view(state.turn).to_json()
+        causes = view["pile"]["causes"][view["sides"][state.turn]]
+        if "wild" not in causes or "red_three" in causes:
+            continue  # a buried wild freezes it (and no red three hides in the pile)
+        for action in view["legal"]:
+            groups = action.get("groups") or []
+            if action["type"] == "take" and len(groups) == 1 and len(groups[0]["cards"]) == 2 \
+                    and all(c[0] == groups[0]["rank"] for c in groups[0]["cards"]):
+                return seed, groups[0]["cards"], view["pile"]["top"], view["pile"]["size"]
+    pytest.skip("no such deal in the first seeds")
+
+
+def test_take_a_frozen_pile_with_a_natural_pair_by_clicks(page, server):
+    seed, pair, top, size = _deal_with_a_natural_pair_take()
+    use_prefs(page)
+    page.goto(server.url)
+    page.wait_for_selector("#btn-start")
+    profile = page.evaluate("localStorage.getItem('canasta.profile')")
+    table = server.api("POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
+                                                "rules": {"target": "one_hand"}, "profile": profile, "seed": seed})["table"]
+    page.goto(server.url + f"#table={table}")
+    page.click("#btn-reveal")
+    assert wait_my_turn(page) == "draw"
+    assert page.get_attribute("#pile .card", "data-card") == top
+    assert page.locator("#pile.frozen").count() == 1
+    before_hand = hand_cards(page)
+    # select the pair (two distinct card elements), then tap the pile
+    used: list[int] = []
+    for card in pair:
+        idx = next(i for i, c in enumerate(before_hand) if c == card and i not in used)
+        used.append(idx)
+        page.locator("#hand .card").nth(idx).click()
+    before = version(page)
+    page.click("#pile")
+    wait_version_change(page, before)
+    assert page.get_attribute("#table", "data-phase") == "play"
+    meld = page.locator(f"#our-melds .meld[data-rank='{pair[0][0]}']")
+    assert meld.count() == 1
+    assert "×3" in meld.inner_text()
+    assert len(hand_cards(page)) == len(before_hand) - 2 + (size - 1)
