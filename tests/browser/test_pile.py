@@ -56,3 +56,58 @@ def test_take_a_frozen_pile_with_a_natural_pair_by_clicks(page, server):
     assert meld.count() == 1
     assert "×3" in meld.inner_text()
     assert len(hand_cards(page)) == len(before_hand) - 2 + (size - 1)
+
+
+def _deal_with_a_two_group_opening() -> tuple[int, list[dict[str, object]]]:
+    """A seed where, after drawing, two groups open together but the first alone is short."""
+    from canasta.actions import action_from_json
+
+    for seed in range(1000):
+        game = Game(Settings.preset("two-player", target="one_hand"), seed=seed)
+        game.apply(action_from_json({"type": "draw"}))
+        state = game.state
+        for action in state.view(state.turn).to_json()["legal"]:
+            groups = action.get("groups") or []
+            if action["type"] != "meld" or len(groups) != 2 or "discard" in action:
+                continue
+            first = state.check(action_from_json({"type": "meld", "groups": groups[:1]}))
+            if first is not None and first.code == "opening_minimum_not_met":
+                return seed, groups
+    pytest.skip("no such deal in the first seeds")
+
+
+def test_open_with_two_staged_groups_committed_together(page, server):
+    seed, groups = _deal_with_a_two_group_opening()
+    use_prefs(page)
+    page.goto(server.url)
+    page.wait_for_selector("#btn-start")
+    profile = page.evaluate("localStorage.getItem('canasta.profile')")
+    table = server.api("POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
+                                                "rules": {"target": "one_hand"}, "profile": profile, "seed": seed})["table"]
+    page.goto(server.url + f"#table={table}")
+    page.click("#btn-reveal")
+    assert wait_my_turn(page) == "draw"
+    before = version(page)
+    page.click("#stock")
+    wait_version_change(page, before)
+    for k, group in enumerate(groups):
+        hand = hand_cards(page)
+        used: list[int] = []
+        for card in group["cards"]:
+            idx = next(i for i, c in enumerate(hand) if c == card and i not in used
+                       and "planned" not in (page.locator("#hand .card").nth(i).get_attribute("class") or ""))
+            used.append(idx)
+            page.locator("#hand .card").nth(idx).click()
+        page.click(f"#targets .rank-chip[data-rank='{group['rank']}']")
+        if k == 0:
+            page.wait_for_selector("#validation.bad")
+            assert "needs 50 to open" in page.inner_text("#validation")
+    page.wait_for_selector("#validation.ok")
+    assert "reached" in page.inner_text("#plan-count")
+    assert page.locator(".plan-group").count() == 2
+    before = version(page)
+    page.click("#btn-meld")
+    wait_version_change(page, before)
+    for group in groups:
+        assert page.locator(f"#our-melds .meld[data-rank='{group['rank']}']").count() == 1
+    assert page.get_attribute("#table", "data-phase") == "play"
