@@ -111,3 +111,11 @@ def test_open_with_two_staged_groups_committed_together(page, server):
     for group in groups:
         assert page.locator(f"#our-melds .meld[data-rank='{group['rank']}']").count() == 1
     assert page.get_attribute("#table", "data-phase") == "play"
+    # Undo (R15) takes the meld action back: the cards return to the hand
+    n = len(hand_cards(page))
+    assert page.is_enabled("#btn-undo")
+    before = version(page)
+    page.click("#btn-undo")
+    wait_version_change(page, before)
+    assert page.locator("#our-melds .meld").count() == 0
+    assert len(hand_cards(page)) == n + sum(len(g["cards"]) for g in groups)
