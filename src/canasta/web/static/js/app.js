@@ -233,7 +233,7 @@ function onState(msg) {
       sendAction({ type: "discard", card });
     }
   }
-  if (old && msg.version > oldVersion) {
+  if (old && msg.version > oldVersion && (msg.change == null || msg.change === "action")) {
     const last = (v.history || [])[v.history.length - 1];
     if (last && last.seat !== mySeat() && last.action) {
       const speed = (SPEEDS[S.prefs.speed] || SPEEDS.normal)[0];
