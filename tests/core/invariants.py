@@ -69,7 +69,16 @@ def check_state(st: State) -> None:
         assert st.result is None
 
 
+_NOTATION_CHECKED: set = set()
+
+
 def check_notation(action) -> None:
+    """Text and JSON forms round-trip (each distinct action is checked once per run)."""
+    if action in _NOTATION_CHECKED:
+        return
+    if len(_NOTATION_CHECKED) > 200_000:
+        _NOTATION_CHECKED.clear()
+    _NOTATION_CHECKED.add(action)
     text = action_to_text(action)
     assert action_from_text(text) == action, text
     data = action_to_json(action)

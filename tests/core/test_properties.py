@@ -48,7 +48,7 @@ FAST = settings(
     suppress_health_check=list(HealthCheck),
 )
 DEEP = settings(
-    max_examples=36,
+    max_examples=24,
     derandomize=True,
     database=None,
     deadline=None,
@@ -84,7 +84,7 @@ def play_hand(g: Game, rng: random.Random, *, deep: int = 0) -> int:
                 check_view_privacy(st, seat, rng)
             seat = rng.randrange(st.players)
             check_resample(st, seat, rng, rollout=steps % (deep * 4) == 0)
-        elif steps % 53 == 7:  # light checks on every random hand
+        elif steps % 71 == 7:  # light checks on every random hand
             check_position_round_trip(st)
             seat = rng.randrange(st.players)
             check_view_privacy(st, seat, rng)
