@@ -10,6 +10,12 @@ const STEPS = [
     pile: { top: "6H", size: 4, frozen: true },
     ours: [], theirs: [],
     minimum: 50,
+    after: {
+      ours: [
+        { rank: "K", cards: ["KC", "KD", "KS"], naturals: 3, wilds: 0, canasta: false, natural: true },
+        { rank: "8", cards: ["8H", "8S", "2C"], naturals: 2, wilds: 1, canasta: false, natural: false },
+      ],
+    },
     tasks: [
       { select: [0, 1, 2], target: "rank:K", count: 30 },
       { select: [3, 4, 5], target: "rank:8", count: 70 },
@@ -21,6 +27,14 @@ const STEPS = [
     pile: { top: "9S", size: 9, frozen: true, under: "2D" },
     ours: [{ rank: "K", cards: ["KH", "KS", "KD", "KC"], naturals: 4, wilds: 0, canasta: false, natural: true }],
     theirs: [{ rank: "J", cards: ["JH", "JS", "JC"], naturals: 3, wilds: 0, canasta: false, natural: true }],
+    after: {
+      pile: { top: null, size: 0, frozen: false },
+      ours: [
+        { rank: "K", cards: ["KH", "KS", "KD", "KC"], naturals: 4, wilds: 0, canasta: false, natural: true },
+        { rank: "9", cards: ["9C", "9D", "9S"], naturals: 3, wilds: 0, canasta: false, natural: true },
+      ],
+      hand: ["2H", "QS", "QH", "7C", "5S", "AH", "2D", "6C", "6D", "JD", "4H", "KH", "8C", "TC"],
+    },
     tasks: [
       { select: [0, 1], target: "pile" },
     ],
@@ -33,6 +47,15 @@ const STEPS = [
       { rank: "Q", cards: ["QH", "QS", "2C"], naturals: 2, wilds: 1, canasta: false, natural: false },
     ],
     theirs: [],
+    after: {
+      pile: { top: "TD", size: 4, frozen: false },
+      ours: [
+        { rank: "A", cards: ["AH", "AS", "AD", "AC", "AH", "AS", "AD"], naturals: 7, wilds: 0, canasta: true, natural: true },
+        { rank: "Q", cards: ["QH", "QS", "2C"], naturals: 2, wilds: 1, canasta: false, natural: false },
+        { rank: "5", cards: ["5C", "5H", "5S"], naturals: 3, wilds: 0, canasta: false, natural: true },
+      ],
+      hand: [],
+    },
     tasks: [
       { select: [0, 1, 2], target: "rank:5" },
       { select: [3], target: "pile" },
@@ -82,6 +105,7 @@ export function renderTutorial(root, ctl) {
 
   const task = step.tasks[taskIndex];
   const done = taskIndex >= step.tasks.length;
+  const shown = done ? { ...step, ...(step.after || {}), tasks: step.tasks } : step;
   const board = h("div", "tut-board");
 
   const melds = (list, label, ours) => {
@@ -89,7 +113,7 @@ export function renderTutorial(root, ctl) {
     area.append(h("div", "melds-head", label));
     const l = h("div", "meld-list");
     for (const m of list) l.append(meldChip(m));
-    for (const g of ours ? staged.filter((x) => x.cards.length) : []) {
+    for (const g of ours && !done ? staged.filter((x) => x.cards.length) : []) {
       const box = h("div", "plan-group");
       box.append(h("b", "plan-rank", rankLabel(g.rank)));
       for (const c of g.cards) box.append(cardEl(c, { small: true }));
@@ -99,30 +123,31 @@ export function renderTutorial(root, ctl) {
     area.append(l);
     return area;
   };
-  board.append(melds(step.theirs, t("side.them"), false));
+  board.append(melds(shown.theirs, t("side.them"), false));
   const centre = h("div", "centre");
-  const pile = h("button", "pile-slot pile" + (step.pile.frozen ? " frozen" : ""));
+  const pileInfo = shown.pile;
+  const pile = h("button", "pile-slot pile" + (pileInfo.frozen ? " frozen" : ""));
   pile.type = "button";
   pile.id = "tut-pile";
-  if (step.pile.under) {
-    const under = cardEl(step.pile.under, { small: true });
+  if (pileInfo.under) {
+    const under = cardEl(pileInfo.under, { small: true });
     under.classList.add("under");
     pile.append(under);
   }
-  pile.append(cardEl(step.pile.top));
-  pile.append(h("span", "slot-label", t("table.pile_n", { n: step.pile.size })));
+  pile.append(pileInfo.top ? cardEl(pileInfo.top) : h("div", "card empty-slot"));
+  pile.append(h("span", "slot-label", t("table.pile_n", { n: pileInfo.size })));
   if (!done && task.target === "pile" && selected.size === task.select.length) pile.classList.add("can", "pulse");
   pile.addEventListener("click", () => attempt("pile"));
   centre.append(pile);
   const info = h("div", "pile-info");
-  info.append(h("div", "tag " + (step.pile.frozen ? "ice" : "ok"), step.pile.frozen ? `❄ ${t("table.frozen")}` : t("table.not_frozen")));
+  info.append(h("div", "tag " + (pileInfo.frozen ? "ice" : "ok"), pileInfo.frozen ? `❄ ${t("table.frozen")}` : t("table.not_frozen")));
   if (step.minimum) {
     const last = [...step.tasks.slice(0, taskIndex)].reverse().find((x) => x.count != null);
     info.append(h("div", "tag count" + (last && last.count >= step.minimum ? " ok" : ""), t("plan.count", { count: last ? last.count : 0, minimum: step.minimum })));
   }
   centre.append(info);
   board.append(centre);
-  board.append(melds(step.ours, t("side.us"), true));
+  board.append(melds(shown.ours, t("side.us"), true));
   root.append(board);
 
   const instr = h("p", "tut-task", done ? text.done : (text.tasks || [])[taskIndex] || "");
@@ -142,7 +167,10 @@ export function renderTutorial(root, ctl) {
 
   const hand = h("div", "hand tut-hand");
   const usedIdx = new Set(staged.flatMap((g) => g.idx));
-  step.hand.forEach((c, i) => {
+  if (done && shown.hand) {
+    for (const c of shown.hand) hand.append(cardEl(c, { tag: "button" }));
+  }
+  (done && shown.hand ? [] : step.hand).forEach((c, i) => {
     if (usedIdx.has(i)) return;
     const el = cardEl(c, { tag: "button" });
     if (selected.has(i)) el.classList.add("selected");
