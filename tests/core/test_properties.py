@@ -255,3 +255,32 @@ def test_check_and_apply_agree_on_arbitrary_actions(config, seed):
                 assert err.section.startswith("R") and err.code and err.message
         st.apply(rng.choice(st.legal_actions()))
         steps += 1
+
+
+@hst.composite
+def house_rules(draw):
+    preset = draw(hst.sampled_from(["classic", "bicycle", "two-player", "two-player-quick", "three-player"]))
+    players = Settings.preset(preset).players
+    overrides = {
+        "hand_size": draw(hst.integers(5, min(15, 60 // players))),
+        "draw_count": draw(hst.sampled_from([1, 2])),
+        "canastas_to_go_out": draw(hst.integers(1, 3)),
+        "black_three": draw(hst.sampled_from(["stop", "freeze"])),
+        "wild_limit": draw(hst.sampled_from(["classic", "outnumber"])),
+        "wilds_on_canasta": draw(hst.booleans()),
+        "black_three_meld_on_going_out": draw(hst.booleans()),
+    }
+    if players == 4:
+        overrides["ask_partner"] = draw(hst.booleans())
+    return Settings.preset(preset, **overrides)
+
+
+@settings(max_examples=120, derandomize=True, database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(s=house_rules(), seed=hst.integers(0, 2**32 - 1))
+def test_random_hands_with_house_rules(s, seed):
+    """Any valid combination of individual overrides (R2) plays to a consistent end."""
+    g = Game(s, seed=seed)
+    assert all(len(h) == s.hand_size for h in g.state.hands)
+    play_hand(g, random.Random(seed), deep=0)
+    check_replay(g)
