@@ -37,6 +37,13 @@ def test_play_a_complete_hand_against_the_computer_with_clicks(page, server):
     text = page.inner_text("#overlay")
     for label in ("Melded cards", "Natural canastas", "Mixed canastas", "Red threes", "Cards left in hand", "Hand total"):
         assert label in text
+    # the final table can be looked at, then the scores come back
+    page.click("#btn-peek")
+    page.wait_for_selector("#btn-peek-back")
+    assert page.locator("#overlay .breakdown").count() == 0
+    page.click("#btn-peek-back")
+    page.wait_for_selector("#overlay .breakdown")
+    text = page.inner_text("#overlay")
     # one-hand match: the match is over, a winner (or a draw) is named and a new match can start
     assert page.locator("#btn-new-match").is_visible()
     assert re.search(r"Winner|drawn", text)

@@ -56,7 +56,18 @@ function redrawInner() {
   else if (S.screen === "table") renderTable($("#table"), actions);
   else if (S.screen === "rules") renderRules($("#rules"), controller);
   else if (S.screen === "tutorial") renderTutorial($("#tutorial"), controller);
-  if (!overlayKind() && S.screen === "table" && S.view && S.table) {
+  const peekBtn = $("#btn-peek-back");
+  if (peekBtn) peekBtn.remove();
+  if (S.peek && S.screen === "table" && S.view && (S.view.phase === "over" || (S.table && S.table.match && S.table.match.over)) && !overlayKind()) {
+    // Looking at the final table: a button brings the scores back.
+    const b = document.createElement("button");
+    b.type = "button";
+    b.id = "btn-peek-back";
+    b.className = "btn primary peek-back";
+    b.textContent = t("result.back_to_scores");
+    b.addEventListener("click", () => { S.peek = false; redraw(); });
+    document.body.append(b);
+  } else if (!overlayKind() && S.screen === "table" && S.view && S.table) {
     // The end-of-hand and handoff screens come back after a panel opened over them closes.
     if (S.table.handoff != null) document.body.dataset.overlay = "handoff";
     else if (S.table.match && S.table.match.over) document.body.dataset.overlay = "match";
@@ -115,6 +126,7 @@ export async function openTable(id) {
   S.plan = [];
   S.validation = null;
   S.notice = "";
+  S.peek = false;
   rememberTable(id);
   closeOverlay();
   show("table");
@@ -213,6 +225,7 @@ function onState(msg) {
     S.plan = [];
   }
   S.view = v;
+  if (v.phase !== "over") S.peek = false;
   if (v.phase !== (old && old.phase) || v.turn !== (old && old.turn)) { S.notice = ""; S.confirmTake = false; }
   if (old && old.hand_number !== v.hand_number) play("deal");
   else if (!old) play("deal");
@@ -221,7 +234,7 @@ function onState(msg) {
   // overlays: end of hand / match, pass-and-play handoff
   if (S.table.handoff != null) controller.overlay("handoff");
   else if (v.phase === "over" || (S.table.match && S.table.match.over)) {
-    if (overlayKind() !== "settings") controller.overlay(S.table.match && S.table.match.over ? "match" : "hand");
+    if (overlayKind() !== "settings" && !S.peek) controller.overlay(S.table.match && S.table.match.over ? "match" : "hand");
   } else if (["hand", "match", "handoff"].includes(overlayKind())) closeOverlay();
   if (S.screen !== "table") show("table"); else redraw();
   if (S.plan.length) validatePlan();
@@ -488,6 +501,7 @@ export const controller = {
     if (key === "speed" && S.table && S.table.mode === "computer") sendSpeed();
     redraw();
   },
+  peek() { S.peek = true; closeOverlay(); redraw(); },
   leaveTable() {
     if (S.sock) S.sock.close();
     S.sock = null;

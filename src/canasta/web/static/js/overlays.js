@@ -122,6 +122,9 @@ export function handOverlay(ctl) {
   body.append(totals);
   const row = document.createElement("div");
   row.className = "dialog-buttons";
+  const peek = button(t("result.see_table"), () => ctl.peek(), "ghost");
+  peek.id = "btn-peek";
+  row.append(peek);
   if (matchOver) {
     const win = document.createElement("p");
     win.className = "winner-line";

@@ -51,6 +51,7 @@ export const S = {
   notice: "",             // suggestion / hint text shown in the plan bar
   confirmTake: false,
   screen: "start",
+  peek: false,            // the end-of-hand scores are hidden to look at the table
   connection: "closed",
 };
 
