@@ -335,6 +335,7 @@ function statusLine(me) {
   if (last) {
     const lm = h("div", "last-move", last);
     lm.id = "last-move";
+    lm.setAttribute("aria-live", "polite");
     wrap.append(lm);
   }
   return wrap;
