@@ -56,6 +56,8 @@ class Style:
     restraint: float = 12.0
     #: three players: the cost of being the first to take the pile (then alone against two)
     lone_take: float = 600.0
+    #: two players: take every pile of at least this many cards (measured better than valuing it)
+    duel_take: int = 3
 
 
 BEGINNER = Style(
@@ -121,8 +123,9 @@ class Policy:
     def _take_value(self, st: State, a: TakePile) -> float:
         seat = st.turn
         pile = st.pile
-        if self.style.naive_take:
-            return 100.0 if len(pile) >= self.style.naive_take else 15.0 * len(pile)
+        naive = self.style.naive_take or (self.style.duel_take if st.players == 2 else 0)
+        if naive:
+            return 100.0 if len(pile) >= naive else 15.0 * len(pile)
         fc = st.fc[seat]
         side = st.side_of[seat]
         melds = st.melds[side]
