@@ -72,13 +72,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--decisions", type=int, default=500)
     p.add_argument("--expert-decisions", type=int, default=500)
+    p.add_argument("--expert-time", type=float, default=None, help="search by time only (seconds)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    options: dict[str, object] = {}
+    if args.expert_time is not None:
+        options = {"time_budget": args.expert_time, "iterations": None}
     views = positions(max(args.decisions, args.expert_decisions))
     out: dict[str, object] = {}
     for level in ("beginner", "normal"):
         out[level], _ = measure(level, views[: args.decisions])
-    expert, iters = measure("expert", views[: args.expert_decisions])
+    expert, iters = measure("expert", views[: args.expert_decisions], **options)
     out["expert"] = expert
     searched = [k for k in iters if k > 0]
     out["expert_iterations_per_decision"] = round(statistics.mean(searched), 1) if searched else 0
