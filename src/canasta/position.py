@@ -137,8 +137,8 @@ def state_from_position(data: Any) -> State:
             wild = sum(1 for c in codes if IS_WILD[c])
             if nat + wild != len(codes):
                 raise _bad(f"meld {token} holds a card of another rank")
-            if len(codes) < 3 or nat < 2 and not st.settings.players == 3:
-                raise _bad(f"meld {token} is not a legal meld")
+            if len(codes) < 3:
+                raise _bad(f"meld {token} has fewer than 3 cards")
             st.melds[side][r] = TableMeld(r, tuple(codes), nat, wild)
         st.nmelds[side] = sum(1 for m in st.melds[side] if m is not None)
         st.canastas[side] = sum(1 for m in st.melds[side] if m is not None and len(m.cards) >= 7)
@@ -196,9 +196,53 @@ def state_from_position(data: Any) -> State:
     reds_at = [i for i, c in enumerate(st.pile) if FACE[c] == F_RED3]
     if reds_at and any(not IS_WILD[c] and FACE[c] != F_RED3 for c in st.pile[: reds_at[-1]]):
         raise _bad("a red three can only be in the pile among the cards turned up at the start (R3.3)")
+    _check_consistency(st)
     if phase == "over":
         raise _bad("a finished hand is not a position: load the record instead")
     if phase == "draw" and not st.stock and st.plan_pile_pickup() is None:
         raise _bad("the stock is empty and the pile cannot be taken: this hand is already over")
     _ = F_BLACK3
     return st
+
+
+def _check_consistency(st: State) -> None:
+    """Reject states no game can reach (R0, R4, R5, R10, R11, R14)."""
+    n = st.players
+    sides = st.side_of
+    if n == 3:
+        distinct = len(set(sides))
+        if distinct == 1 or (distinct == 2) != st.merged:
+            raise _bad("three-player sides: each seat alone, or (merged) exactly two seats sharing a side (R14)")
+        if distinct == 3 and sides != [0, 1, 2]:
+            raise _bad("three-player seats play alone as sides 0, 1, 2 until the first pile take (R14)")
+    else:
+        if st.merged:
+            raise _bad("'merged' exists only in the three-player game (R14)")
+        if sides != list(st.team_of):
+            raise _bad(f"sides must be {list(st.team_of)} in this game (R0)")
+    limit_exempt = st.merged
+    outnumber = st.settings.wild_limit == "outnumber"
+    for side, ms in enumerate(st.melds):
+        for m in ms:
+            if m is None or limit_exempt:
+                continue
+            bad = m.wilds > 3 or (m.naturals <= m.wilds if outnumber else m.naturals < 2)
+            if bad:
+                raise _bad(f"side {side}'s meld of {FACE_TOKEN[m.rank]} breaks the wild-card limits (R5.2)")
+    for side in set(sides):
+        seats = [x for x in range(n) if sides[x] == side]
+        has = st.nmelds[side] > 0
+        if any(st.melded[x] for x in seats) != has:
+            raise _bad(f"side {side}: 'melded' must mark a seat exactly when the side has melds (R0)")
+    if st.phase == "draw" and (st.turn_melded or st.turn_new or st.turn_added):
+        raise _bad("nothing can be melded in the draw phase (R4)")
+    if st.phase == "play" and not st.hands[st.turn]:
+        raise _bad("the player to act holds no card: going out would have ended the hand (R10.1)")
+    if st.ask is not None:
+        asker = st.asker
+        assert asker is not None
+        if not 0 <= asker < n:
+            raise _bad("turn_state.asker must be a seat")
+        expected = (asker + 2) % 4 if st.ask == "pending" else asker
+        if st.turn != expected:
+            raise _bad("'May I go out?': the partner answers, then the asker acts (R11)")

@@ -288,8 +288,7 @@ def test_illegal_action_error_shape():
 
 
 # Inconsistent (unreachable) positions that the loader should reject with a clear error (issue #2:
-# "Reject an inconsistent position ... with a clear error").  Each was accepted when these tests
-# were written; see the reasons.
+# "Reject an inconsistent position ... with a clear error"); the second item of each entry says why.
 ASKP = {"preset": "classic", "ask_partner": True}
 CANGO = [{"K": "KC KS KC KS KH"}, {}]
 UNREACHABLE = {
@@ -349,7 +348,7 @@ UNREACHABLE = {
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=v[1])) for k, v in UNREACHABLE.items()],
+    list(UNREACHABLE),
 )
 def test_position_rejects_unreachable_states(name):
     kw = dict(UNREACHABLE[name][0])

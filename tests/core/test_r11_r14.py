@@ -364,7 +364,7 @@ THREE = dict(
     pile="9C 5C QS",
     scores=[0, 1500, 3000],
     turn=0,
-    melded=[True, True, False],
+    melded=[True, True, True],
 )
 
 
