@@ -62,3 +62,15 @@ def test_r6_no_pickup_when_the_minimum_needs_the_whole_hand() -> None:
     )
     assert st.plan_pile_pickup() is None
     assert all(a.kind != "take" for a in st.legal_actions())
+
+
+def test_r6_opening_count_of_a_take_counts_the_top_card_and_hand_cards_only() -> None:
+    st = state(
+        hands=["KS KS QH QH QD QD QS", "4C 4D 5C 5D 6C", "4H 4S 5H 5S 6D", "7C 7D 8C 8D 9C"],
+        pile="AS JK KD",
+        turn=0,
+    )
+    from canasta import action_from_text
+
+    assert st.opening_count(action_from_text("take K:KS,KS Q:QH,QH,QD")) == 10 + 20 + 30
+    assert st.opening_count(action_from_text("draw")) == 0

@@ -616,6 +616,20 @@ class State:
         elif nat < 2:
             raise _ill("meld_needs_two_naturals", "R5", f"a meld needs at least 2 natural cards; your {name} have {nat}")
 
+    def opening_count(self, action: Action) -> int:
+        """R6.2/R6.3: what a meld or take action counts toward the opening minimum.
+
+        (Well-formed actions only; malformed cards count nothing.)
+        """
+        total = 0
+        if action.kind in ("meld", "take"):
+            assert isinstance(action, (Meld, TakePile))
+            for g in action.groups:
+                total += sum(VALUE[c] for c in g.cards if type(c) is int and 0 <= c <= 52)
+            if action.kind == "take" and self.pile:
+                total += VALUE[self.pile[-1]]
+        return total
+
     def take_is_compulsory(self) -> bool:
         """R12.1: empty stock, pile not frozen for the side and its top matches a side meld."""
         if self.stock or not self.pile:

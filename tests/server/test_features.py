@@ -185,6 +185,13 @@ def test_validate_answers_with_the_opening_minimum_numbers(sqlite_url: str) -> N
             assert answer["count"] == 15 and answer["minimum"] == 50
             assert answer["message"] == "your melds count 15; your side needs 50 to open"
 
+            # Any staged plan gets its running count against the minimum, whatever else is wrong.
+            short = {"type": "meld", "groups": [{"rank": cards[0][0], "cards": cards[:2]}]}
+            send(ws, type="validate", version=msg["version"], action=short)
+            answer = receive(ws)
+            assert answer["code"] == "meld_too_small"
+            assert answer["count"] == 10 and answer["minimum"] == 50
+
             send(
                 ws,
                 type="validate",

@@ -528,9 +528,11 @@ class Table:
         error = st.check(action)
         side = st.side_of[seat]
         minimum = None if st.opened(side) else st.opening_minimum(seat)
-        count = None
+        count = st.opening_count(action) if minimum is not None else None
         if error is not None:
-            count, stated = minimum_numbers(error.code, error.message)
+            stated_count, stated = minimum_numbers(error.code, error.message)
+            if stated_count is not None:
+                count = stated_count
             minimum = stated if stated is not None else minimum
         conn.send(
             {
