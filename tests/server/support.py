@@ -127,7 +127,9 @@ class Truth:
             if (
                 other == seat
                 or len(true.hands[other]) <= len(true.known[other])
-                or len(true.hands[other]) < 2
+                # a hand of 2-3 cards can equal a public list by chance (two copies of each card);
+                # the resampling check above already proves the view holds no hidden card
+                or len(true.hands[other]) < 4
             ):
                 continue
             hidden = tuple(card_str(c) for c in sorted(true.hands[other], key=sort_key))
