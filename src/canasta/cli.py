@@ -147,7 +147,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         print(f"the web app needs its extra dependencies: pip install 'canasta[web]' ({e})", file=sys.stderr)
         return 2
-    run(host=args.host, port=args.port, db=args.db)
+    run(
+        host=args.host,
+        port=args.port,
+        db=args.db,
+        allowed_origins=tuple(args.allowed_origin or ()),
+        allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
+        api_docs=args.api_docs,
+        access_log=not args.no_access_log,
+    )
     return 0
 
 
@@ -166,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--db", default=None, help="database URL (default: SQLite in the user data directory)")
+    s.add_argument("--allowed-origin", action="append", metavar="ORIGIN", help="an origin (https://host) whose pages may use this server (default: same origin only); repeatable")
+    s.add_argument("--allowed-host", action="append", metavar="HOST", help="a Host name to answer to (default: loopback names when bound to loopback, else any); repeatable")
+    s.add_argument("--api-docs", action="store_true", help="serve /docs and /openapi.json")
+    s.add_argument("--no-access-log", action="store_true", help="do not log each request")
     s.set_defaults(func=cmd_serve)
     sub.add_parser("arena", help="pit computer players against each other on duplicate deals", add_help=False)
     return p

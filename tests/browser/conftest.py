@@ -33,9 +33,11 @@ CHROMIUM_ARGS = [
 
 SERVER_CODE = """
 import sys, uvicorn
-from canasta.server import create_app
-uvicorn.run(create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3])), host="127.0.0.1",
-            port=int(sys.argv[2]), log_level="warning")
+from canasta.server import ServerConfig, create_app
+# known deals (seeds) for the tests, and computer seats as fast as the page asks
+config = ServerConfig(allow_seeds=True, min_bot_delay_ms=0)
+uvicorn.run(create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config),
+            host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
 """
 
 
@@ -122,6 +124,19 @@ def fresh_server(tmp_path: Path) -> Iterator[Server]:
     s.start()
     yield s
     s.stop()
+
+
+def page_api(page: Any, method: str, path: str, body: Any = None) -> Any:
+    """A request made by the page itself, with its session cookie (the browser's identity)."""
+    return page.evaluate(
+        """async ([method, path, body]) => {
+            const init = { method, headers: {} };
+            if (body !== null) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+            const res = await fetch(path, init);
+            return await res.json();
+        }""",
+        [method, path, body],
+    )
 
 
 def use_prefs(page: Any, **prefs: Any) -> None:

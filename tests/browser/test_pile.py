@@ -6,7 +6,7 @@ import pytest
 
 from canasta import Game, Settings
 
-from .conftest import use_prefs
+from .conftest import page_api, use_prefs
 from .helpers import hand_cards, version, wait_my_turn, wait_version_change
 
 pytestmark = pytest.mark.browser
@@ -33,9 +33,8 @@ def test_take_a_frozen_pile_with_a_natural_pair_by_clicks(page, server):
     use_prefs(page)
     page.goto(server.url)
     page.wait_for_selector("#btn-start")
-    profile = page.evaluate("localStorage.getItem('canasta.profile')")
-    table = server.api("POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
-                                                "rules": {"target": "one_hand"}, "profile": profile, "seed": seed})["table"]
+    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
+                                                "rules": {"target": "one_hand"}, "seed": seed})["table"]
     page.goto(server.url + f"#table={table}")
     page.click("#btn-reveal")
     assert wait_my_turn(page) == "draw"
@@ -81,9 +80,8 @@ def test_open_with_two_staged_groups_committed_together(page, server):
     use_prefs(page)
     page.goto(server.url)
     page.wait_for_selector("#btn-start")
-    profile = page.evaluate("localStorage.getItem('canasta.profile')")
-    table = server.api("POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
-                                                "rules": {"target": "one_hand"}, "profile": profile, "seed": seed})["table"]
+    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
+                                                "rules": {"target": "one_hand"}, "seed": seed})["table"]
     page.goto(server.url + f"#table={table}")
     page.click("#btn-reveal")
     assert wait_my_turn(page) == "draw"

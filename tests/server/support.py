@@ -15,7 +15,7 @@ from starlette.testclient import TestClient, WebSocketTestSession
 
 from canasta import State, resample
 from canasta.cards import card_str, sort_key
-from canasta.server import create_app
+from canasta.server import ServerConfig, create_app
 from canasta.server.table import Table
 
 Message = dict[str, Any]
@@ -26,8 +26,50 @@ def new_profile() -> str:
     return "test-" + uuid.uuid4().hex
 
 
-def client(db_url: str, delay_ms: int = 0) -> TestClient:
-    return TestClient(create_app(db_url, bot_delay_ms=delay_ms))
+#: limits loose enough for tests that drive tables as fast as they can (the limits have tests
+#: of their own, with the defaults)
+TEST_CONFIG = ServerConfig(
+    allow_seeds=True,
+    min_bot_delay_ms=0,
+    message_rate=1e6,
+    message_burst=10**6,
+    tables_per_minute=10**6,
+    tables_per_minute_per_address=10**6,
+    sessions_per_minute_per_address=10**6,
+    live_tables_per_session=10**6,
+    settings_rate=1e6,
+    settings_burst=10**6,
+)
+
+
+class Client(TestClient):
+    """A test client that starts a browser session (cookie) when it starts."""
+
+    def __enter__(self) -> Client:
+        super().__enter__()
+        self.account = new_identity(self)
+        return self
+
+
+def client(db_url: str, delay_ms: int = 0, config: ServerConfig = TEST_CONFIG) -> Client:
+    return Client(create_app(db_url, bot_delay_ms=delay_ms, config=config))
+
+
+def new_identity(c: TestClient) -> str:
+    """Forget the client's session and start a new one (another browser); its account id."""
+    c.cookies.clear()
+    r = c.post("/api/session", json={})
+    assert r.status_code == 200, r.text
+    return str(r.json()["account"]["id"])
+
+
+def session_token(c: TestClient) -> str:
+    return str(c.cookies["canasta_session"])
+
+
+def use_session(c: TestClient, token: str) -> None:
+    c.cookies.clear()
+    c.cookies.set("canasta_session", token)
 
 
 def create_table(c: TestClient, **body: Any) -> str:

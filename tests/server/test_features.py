@@ -14,7 +14,6 @@ from .support import (
     client,
     create_table,
     my_turn,
-    new_profile,
     receive,
     receive_until,
     send,
@@ -52,10 +51,9 @@ def until_play_phase_with(ws: WebSocketTestSession, wanted: Any, turns: int = 40
 
 
 def test_r15_undo_takes_back_this_turns_melds_but_never_the_draw(sqlite_url: str) -> None:
-    profile = new_profile()
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="computer", preset="two-player", profile=profile, seed=5)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        tid = create_table(c, mode="computer", preset="two-player", seed=5)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             before = until_play_phase_with(
                 ws, lambda m: any(a["type"] == "meld" for a in m["view"]["legal"])
             )
@@ -83,10 +81,9 @@ def test_r15_undo_takes_back_this_turns_melds_but_never_the_draw(sqlite_url: str
 
 
 def test_r15_undo_takes_back_the_discard_until_the_computer_acts(sqlite_url: str) -> None:
-    profile = new_profile()
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="computer", preset="classic", profile=profile, seed=8)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        tid = create_table(c, mode="computer", preset="classic", seed=8)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             start = receive_until(ws, my_turn)
             send(ws, type="pause")
             played = draw(ws, receive(ws))
@@ -123,10 +120,9 @@ def test_r15_undo_takes_back_the_discard_until_the_computer_acts(sqlite_url: str
 
 
 def test_r15_pass_and_play_never_undoes_a_discard(sqlite_url: str) -> None:
-    profile = new_profile()
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="local", players=2, profile=profile)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        tid = create_table(c, mode="local", players=2)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             first = receive(ws)
             seat = first["table"]["handoff"]
             send(ws, type="action", version=first["version"], action={"type": "draw"})
@@ -163,10 +159,9 @@ def _low_triple(hand: list[str]) -> list[str] | None:
 
 
 def test_validate_answers_with_the_opening_minimum_numbers(sqlite_url: str) -> None:
-    profile = new_profile()
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="computer", preset="two-player", profile=profile, seed=2)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        tid = create_table(c, mode="computer", preset="two-player", seed=2)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             msg = until_play_phase_with(
                 ws,
                 lambda m: (
@@ -219,11 +214,10 @@ def test_validate_answers_with_the_opening_minimum_numbers(sqlite_url: str) -> N
 
 
 def test_suggestions_are_legal_or_say_so(sqlite_url: str) -> None:
-    profile = new_profile()
     seen: Counter[str] = Counter()
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="computer", preset="two-player", profile=profile, seed=4)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        tid = create_table(c, mode="computer", preset="two-player", seed=4)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             msg = receive_until(ws, my_turn)
             for _ in range(12):
                 if msg["view"]["phase"] == "over":
@@ -249,10 +243,9 @@ def test_suggestions_are_legal_or_say_so(sqlite_url: str) -> None:
 
 def test_an_action_message_round_trips_through_json(sqlite_url: str) -> None:
     """Text-form actions from the core's notation are accepted too."""
-    profile = new_profile()
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="computer", preset="classic", profile=profile, seed=1)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        tid = create_table(c, mode="computer", preset="classic", seed=1)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             msg = receive_until(ws, my_turn)
             ws.send_text(
                 json.dumps({"type": "action", "version": msg["version"], "action": "draw"})
@@ -261,10 +254,9 @@ def test_an_action_message_round_trips_through_json(sqlite_url: str) -> None:
 
 
 def test_computer_delay_pause_and_resume(sqlite_url: str) -> None:
-    profile = new_profile()
     with client(sqlite_url, delay_ms=300) as c:
-        tid = create_table(c, mode="computer", preset="two-player", profile=profile, seed=6)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        tid = create_table(c, mode="computer", preset="two-player", seed=6)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             msg = receive_until(ws, my_turn)
             assert msg["table"]["delay_ms"] == 300
             send(ws, type="settings", delay_ms=300)  # unchanged: nothing happens

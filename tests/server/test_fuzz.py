@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .support import client, create_table, my_turn, new_profile, receive, receive_until
+from .support import client, create_table, my_turn, receive, receive_until
 
 TYPES = [
     "action",
@@ -79,11 +79,10 @@ messages = st.one_of(
 def test_random_messages_never_break_a_table(
     sqlite_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    profile = new_profile()
     caplog.set_level(logging.ERROR, logger="canasta.server")
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="computer", preset="two-player", profile=profile, seed=13)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        tid = create_table(c, mode="computer", preset="two-player", seed=13)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             last = receive_until(ws, my_turn)
 
             @settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))

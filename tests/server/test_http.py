@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .support import cards_in, client, new_profile
+from .support import cards_in, client
 
 
 def test_presets_and_levels(sqlite_url: str) -> None:
@@ -39,7 +39,6 @@ def test_index_page_is_served(sqlite_url: str) -> None:
         ({"mode": "computer", "rules": {"colour": "blue"}}, None),
         ({"mode": "computer", "rules": "fast"}, "bad_request"),
         ({"mode": "computer", "seed": "x"}, "bad_seed"),
-        ({"mode": "computer", "profile": "p" * 200}, "bad_profile"),
     ],
 )
 def test_bad_table_requests_get_coded_errors(
@@ -63,7 +62,6 @@ def test_garbage_body_is_refused(sqlite_url: str) -> None:
 
 
 def test_create_and_read_tables(sqlite_url: str) -> None:
-    profile = new_profile()
     with client(sqlite_url) as c:
         r = c.post(
             "/api/tables",
@@ -71,7 +69,6 @@ def test_create_and_read_tables(sqlite_url: str) -> None:
                 "mode": "computer",
                 "preset": "two-player",
                 "difficulty": "beginner",
-                "profile": profile,
             },
         )
         assert r.status_code == 200
@@ -79,12 +76,12 @@ def test_create_and_read_tables(sqlite_url: str) -> None:
         assert [s["kind"] for s in created["seats"]] == ["human", "computer"]
         assert created["seats"][1]["level"] == "beginner"
         four = c.post(
-            "/api/tables", json={"mode": "computer", "difficulty": "expert", "profile": profile}
+            "/api/tables", json={"mode": "computer", "difficulty": "expert"}
         ).json()
         assert [s["role"] for s in four["seats"]] == ["you", "opponent", "partner", "opponent"]
         assert [s["level"] for s in four["seats"]] == [None, "expert", "normal", "expert"]
         local = c.post(
-            "/api/tables", json={"mode": "local", "players": 3, "profile": profile}
+            "/api/tables", json={"mode": "local", "players": 3}
         ).json()
         assert local["settings"]["preset"] == "three-player"
         assert all(s["kind"] == "human" for s in local["seats"])
@@ -94,17 +91,19 @@ def test_create_and_read_tables(sqlite_url: str) -> None:
         assert got["settings"]["players"] == 2 and got["status"] == "playing"
         assert not list(cards_in(got))
 
-        listed = c.get("/api/tables", params={"profile": profile}).json()["tables"]
+        listed = c.get("/api/tables").json()["tables"]
         assert {t["table"] for t in listed} == {created["table"], four["table"], local["table"]}
         assert c.get("/api/tables/unknown").status_code == 404
         assert c.get("/api/tables/unknown").json()["error"]["code"] == "table_not_found"
-        assert c.get("/api/stats").json()["error"]["code"] == "profile_required"
+        c.cookies.clear()
+        assert c.get("/api/stats").json()["error"]["code"] == "no_session"
+        assert c.get("/api/tables").status_code == 401
 
 
 def test_unknown_paths_answer_in_the_error_format(sqlite_url: str) -> None:
     with client(sqlite_url) as c:
         r = c.get("/api/nothing-here")
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
-        r = c.put("/api/stats", params={"profile": "x"})
+        r = c.put("/api/stats")
         assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"
         assert c.get("/static/js/none.js").status_code == 404

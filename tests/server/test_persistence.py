@@ -1,4 +1,4 @@
-"""Tables survive a server restart and resume exactly; statistics per browser profile."""
+"""Tables survive a server restart and resume exactly; statistics per account (session)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from .support import (
     client,
     create_table,
     my_turn,
-    new_profile,
+    new_identity,
+    session_token,
+    use_session,
     pick,
     play_to_the_end,
     receive,
@@ -30,21 +32,22 @@ def play_turns(ws: object, turns: int, rng: random.Random) -> Message:
 
 
 def test_an_unfinished_match_survives_a_restart(db_url: str) -> None:
-    profile = new_profile()
     rng = random.Random(1)
     with client(db_url) as c:
+        token = session_token(c)
         tid = create_table(
-            c, mode="computer", preset="classic", difficulty="beginner", profile=profile, seed=21
+            c, mode="computer", preset="classic", difficulty="beginner", seed=21
         )
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             before = play_turns(ws, 9, rng)
             send(ws, type="pause")
             before = receive(ws)
     with client(db_url) as c:
-        listed = c.get("/api/tables", params={"profile": profile}).json()["tables"]
+        use_session(c, token)
+        listed = c.get("/api/tables").json()["tables"]
         assert [t["table"] for t in listed] == [tid]
         assert listed[0]["status"] in ("playing", "hand_over")
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             after = receive(ws)
             assert after["change"] == "connect"
             assert after["version"] == before["version"]
@@ -63,10 +66,10 @@ def test_an_unfinished_match_survives_a_restart(db_url: str) -> None:
 
 
 def test_pass_and_play_handoff_survives_a_restart(sqlite_url: str) -> None:
-    profile = new_profile()
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="local", players=3, profile=profile, seed=4)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        token = session_token(c)
+        tid = create_table(c, mode="local", players=3, seed=4)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             first = receive(ws)
             send(ws, type="reveal", seat=first["table"]["handoff"])
             shown = receive(ws)
@@ -81,7 +84,8 @@ def test_pass_and_play_handoff_survives_a_restart(sqlite_url: str) -> None:
             )
             passed = receive(ws)
     with client(sqlite_url) as c:
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        use_session(c, token)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             again = receive(ws)
             assert again["version"] == passed["version"]
             assert (
@@ -124,19 +128,17 @@ def _expected_stats(finals: list[Message]) -> dict[str, object]:
 
 
 def test_stats_per_profile_and_reset(db_url: str) -> None:
-    profile = new_profile()
     finals: list[Message] = []
     with client(db_url) as c:
-        assert c.get("/api/stats", params={"profile": profile}).json()["played"] == 0
+        token = session_token(c)
+        assert c.get("/api/stats").json()["played"] == 0
         tid = create_table(
             c,
             mode="computer",
             preset="two-player-quick",
-            profile=profile,
             rules={"target": "one_hand"},
-            seed=9,
         )
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             for k in range(3):
                 last = play_to_the_end(ws, random.Random(k))
                 finals.append(last)
@@ -144,16 +146,19 @@ def test_stats_per_profile_and_reset(db_url: str) -> None:
                 assert receive(ws)["code"] == "match_over"
                 if k < 2:
                     send(ws, type="new_match")
-        stats = c.get("/api/stats", params={"profile": profile}).json()
+        stats = c.get("/api/stats").json()
         assert stats == _expected_stats(finals)
         assert stats["played"] == 3
-        assert c.get("/api/stats", params={"profile": new_profile()}).json()["played"] == 0
+        new_identity(c)
+        assert c.get("/api/stats").json()["played"] == 0
+        use_session(c, token)
     with client(db_url) as c:  # reloading a finished table counts nothing twice
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        use_session(c, token)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             assert receive(ws)["table"]["status"] == "match_over"
-        assert c.get("/api/stats", params={"profile": profile}).json() == stats
-        assert c.get("/api/tables", params={"profile": profile}).json()["tables"] == []
-        reset = c.delete("/api/stats", params={"profile": profile}).json()
+        assert c.get("/api/stats").json() == stats
+        assert c.get("/api/tables").json()["tables"] == []
+        reset = c.delete("/api/stats").json()
         assert reset == {
             "played": 0,
             "won": 0,
@@ -162,4 +167,4 @@ def test_stats_per_profile_and_reset(db_url: str) -> None:
             "streak": 0,
             "best_streak": 0,
         }
-        assert c.get("/api/stats", params={"profile": profile}).json() == reset
+        assert c.get("/api/stats").json() == reset

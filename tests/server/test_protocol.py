@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from .support import Truth, client, create_table, new_profile, play_to_the_end, receive
+from .support import Truth, client, create_table, new_identity, play_to_the_end, receive
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,6 @@ def test_computer_game_sends_each_seat_only_its_view(
     preset: str, difficulty: str, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     truth = Truth().install(monkeypatch)
-    profile = new_profile()
     seen = 0
     with client(sqlite_url) as c:
         tid = create_table(
@@ -31,7 +30,6 @@ def test_computer_game_sends_each_seat_only_its_view(
             mode="computer",
             preset=preset,
             difficulty=difficulty,
-            profile=profile,
             rules={"target": "one_hand"},
         )
 
@@ -40,7 +38,7 @@ def test_computer_game_sends_each_seat_only_its_view(
             truth.check(tid, msg)
             seen += 1
 
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             last = play_to_the_end(ws, random.Random(preset), check)
     assert last["table"]["status"] == "match_over"
     assert last["view"]["result"] is not None
@@ -52,11 +50,11 @@ def test_pass_and_play_hides_every_hand_until_reveal(
     players: int, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     truth = Truth().install(monkeypatch)
-    profile = new_profile()
     reveals = 0
     with client(sqlite_url) as c:
+        # a fixed deal: a random one may end before the fourth reveal
         tid = create_table(
-            c, mode="local", players=players, profile=profile, rules={"target": "one_hand"}
+            c, mode="local", players=players, rules={"target": "one_hand"}, seed=100 + players
         )
 
         def check(msg: dict[str, object]) -> None:
@@ -72,7 +70,7 @@ def test_pass_and_play_hides_every_hand_until_reveal(
                 reveals += 1
                 assert view["seat"] == view["turn"]
 
-        with c.websocket_connect(f"/ws/tables/{tid}?profile={profile}") as ws:
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             first = receive(ws)
             assert first["table"]["handoff"] == first["view"]["turn"]
             check(first)
@@ -81,14 +79,14 @@ def test_pass_and_play_hides_every_hand_until_reveal(
     assert reveals > 3
 
 
-def test_another_profile_only_gets_the_spectator_view(
+def test_another_session_only_gets_the_spectator_view(
     sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     truth = Truth().install(monkeypatch)
-    profile = new_profile()
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="computer", preset="classic", profile=profile)
-        with c.websocket_connect(f"/ws/tables/{tid}?profile=intruder") as ws:
+        tid = create_table(c, mode="computer", preset="classic")
+        new_identity(c)  # another browser
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             msg = receive(ws)
             truth.check(tid, msg)
             assert msg["table"]["seat"] is None and msg["view"]["hand"] is None

@@ -5,21 +5,64 @@
 
 from __future__ import annotations
 
+import logging
+import sys
+
 from .app import create_app
+from .config import LOOPBACK_HOSTS, ServerConfig
 
-__all__ = ["create_app", "run"]
+__all__ = ["ServerConfig", "create_app", "run"]
 
 
-def run(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> None:
-    """Serve the web app with uvicorn and print its URL."""
+def run(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | None = None,
+    *,
+    allowed_origins: tuple[str, ...] = (),
+    allowed_hosts: tuple[str, ...] | None = None,
+    api_docs: bool = False,
+    access_log: bool = True,
+) -> None:
+    """Serve the web app with uvicorn and print its URL.
+
+    A server bound to loopback answers only to loopback host names unless ``allowed_hosts``
+    says otherwise; one bound to another address answers to any host name by default.
+    """
     import uvicorn
 
-    from .db import resolve_db_url
+    from .db import NodeLockTaken, resolve_db_url
+    from .protocol import MAX_MESSAGE_BYTES
 
+    if allowed_hosts is None:
+        loopback = host in ("127.0.0.1", "localhost", "::1")
+        allowed_hosts = (*LOOPBACK_HOSTS, "::1") if loopback else ()
+    config = ServerConfig(
+        allowed_origins=allowed_origins, allowed_hosts=allowed_hosts, api_docs=api_docs
+    )
+    if access_log:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        logger = logging.getLogger("canasta.access")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
     url = resolve_db_url(db)
-    app = create_app(url)
+    app = create_app(url, config=config)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     print(
         f"Canasta is running at http://{shown}:{port}/  (database: {url.split('://', 1)[0]}; Ctrl+C to stop)"
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=1024 * 1024)
+    try:
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            access_log=False,
+            ws_max_size=MAX_MESSAGE_BYTES,
+            server_header=False,
+        )
+    except NodeLockTaken as e:  # pragma: no cover - uvicorn reports lifespan failures itself
+        print(f"canasta: {e}", file=sys.stderr)
+        raise SystemExit(2) from e

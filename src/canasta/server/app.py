@@ -5,29 +5,45 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Request, Response, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import SettingsError
 from ..rules import PRESETS, Settings
-from .db import Store, resolve_db_url
+from .config import MAX_BODY_BYTES, ServerConfig
+from .conn import CLOSE_POLICY, CLOSE_TRY_AGAIN, Conn
+from .db import AccountRow, Store, resolve_db_url
+from .limits import Counter, KeyedLimiter
 from .players import LEVELS
-from .protocol import Conn, error_message
+from .protocol import MAX_MESSAGE_BYTES, error_message
+from .security import SecurityMiddleware, client_address
 from .table import MODES, Table
-from .tables import Tables
+from .tables import Tables, TooManyTables
+
+log = logging.getLogger("canasta.server")
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
-MAX_PROFILE = 80
+SESSION_COOKIE = "canasta_session"
+SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes at 400 days
+
+_TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+_LEGACY_PROFILE = re.compile(r"[A-Za-z0-9._:-]{1,80}")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{20,100}")
 
 _PLACEHOLDER = """<!doctype html><meta charset="utf-8"><title>Canasta</title>
 <p>The Canasta server is running; the browser client is not installed.</p>"""
+
+_STORAGE_DOWN = "the server's storage is unavailable: try again in a moment"
 
 
 class ApiError(Exception):
@@ -40,15 +56,38 @@ class ApiError(Exception):
         self.message = message
 
 
-def _profile(value: Any, *, required: bool = False) -> str | None:
-    if value is None or value == "":
-        if required:
-            raise ApiError(400, "profile_required", "a browser profile id is required")
-        return None
-    if not isinstance(value, str) or len(value) > MAX_PROFILE:
-        raise ApiError(
-            400, "bad_profile", f"a profile id is a string of at most {MAX_PROFILE} characters"
-        )
+def _clean_text(value: Any) -> None:
+    """Refuse strings no database stores faithfully (lone surrogates, NUL), at any depth."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if "\x00" in v or any("\ud800" <= ch <= "\udfff" for ch in v):
+                raise ApiError(400, "bad_text", "text may not hold NUL or unpaired surrogates")
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if content_type != "application/json":
+        raise ApiError(415, "unsupported_media_type", "send the body as application/json")
+    try:
+        body = json.loads(await request.body())
+    except (ValueError, RecursionError, UnicodeDecodeError) as e:
+        raise ApiError(400, "bad_request", "the body must be a JSON object") from e
+    if not isinstance(body, dict):
+        raise ApiError(400, "bad_request", "the body must be a JSON object")
+    _clean_text(body)
+    return body
+
+
+def _table_id(value: str) -> str:
+    if not _TABLE_ID.fullmatch(value):
+        raise ApiError(404, "table_not_found", "no such table")
     return value
 
 
@@ -61,7 +100,7 @@ def _settings_for(body: dict[str, Any]) -> tuple[str, Settings, str]:
     if difficulty not in LEVELS:
         raise ApiError(400, "bad_difficulty", f"difficulty is one of {', '.join(LEVELS)}")
     players = body.get("players")
-    if players is not None and players not in (2, 3, 4):
+    if players is not None and (type(players) is not int or players not in (2, 3, 4)):
         raise ApiError(400, "bad_players", "players is 2, 3 or 4")
     preset = body.get("preset")
     if preset is None:
@@ -73,8 +112,8 @@ def _settings_for(body: dict[str, Any]) -> tuple[str, Settings, str]:
         settings = Settings.preset(preset, **rules)
     except SettingsError as e:
         raise ApiError(400, e.code, e.message) from e
-    except TypeError as e:
-        raise ApiError(400, "bad_rules", str(e)) from e
+    except (TypeError, ValueError) as e:
+        raise ApiError(400, "bad_rules", str(e)[:200]) from e
     if players is not None and settings.players != players:
         raise ApiError(
             400, "players_mismatch", f"preset '{preset}' is for {settings.players} players"
@@ -90,19 +129,36 @@ def _summary(table: Table) -> dict[str, Any]:
         "settings": table.game.settings.to_json(),
         "seats": info["seats"],
         "status": table.status,
+        "seeded": table.seeded,
         "match": info["match"],
         "version": table.version,
     }
 
 
-def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI:
+def _account_json(account: AccountRow) -> dict[str, Any]:
+    return {"id": account.id, "kind": account.kind, "name": account.name}
+
+
+def create_app(
+    db_url: str | None = None,
+    *,
+    bot_delay_ms: int = 600,
+    config: ServerConfig | None = None,
+) -> FastAPI:
     """The web app on database ``db_url`` (None: SQLite in the user data directory)."""
+    config = config or ServerConfig()
     store = Store(resolve_db_url(db_url))
-    tables = Tables(store, bot_delay_ms)
+    tables = Tables(store, bot_delay_ms, config)
+    table_limiter = KeyedLimiter(config.tables_per_minute)
+    address_table_limiter = KeyedLimiter(config.tables_per_minute_per_address)
+    session_limiter = KeyedLimiter(config.sessions_per_minute_per_address)
+    sockets_by_address = Counter()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await store.migrate()
+        if config.single_node:
+            await store.acquire_node_lock()
         tables.start()
         try:
             yield
@@ -110,15 +166,28 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
             await tables.close()
             await store.dispose()
 
-    app = FastAPI(title="Canasta", lifespan=lifespan)
+    app = FastAPI(
+        title="Canasta",
+        lifespan=lifespan,
+        docs_url="/docs" if config.api_docs else None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if config.api_docs else None,
+    )
     app.state.store = store
     app.state.tables = tables
+    app.state.config = config
+    app.add_middleware(SecurityMiddleware, config=config, max_body=MAX_BODY_BYTES)
+
+    def _error(status: int, code: str, message: str) -> JSONResponse:
+        return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(
-            {"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status
-        )
+        return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(TooManyTables)
+    async def too_many(request: Request, exc: TooManyTables) -> JSONResponse:
+        return _error(503 if exc.code == "server_full" else 429, exc.code, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -133,7 +202,68 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         message = "; ".join(str(e.get("msg", e)) for e in exc.errors())[:500]
-        return JSONResponse({"error": {"code": "bad_request", "message": message}}, status_code=400)
+        return _error(400, "bad_request", message)
+
+    @app.exception_handler(SQLAlchemyError)
+    async def storage_error(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        log.error("storage error on %s %s: %s", request.method, request.url.path, exc)
+        return _error(503, "storage_unavailable", _STORAGE_DOWN)
+
+    @app.exception_handler(OSError)
+    async def os_error(request: Request, exc: OSError) -> JSONResponse:
+        log.error("storage error on %s %s: %s", request.method, request.url.path, exc)
+        return _error(503, "storage_unavailable", _STORAGE_DOWN)
+
+    # ------------------------------------------------------------------ identity
+
+    async def _account(token: str | None) -> AccountRow | None:
+        if not token or not _TOKEN.fullmatch(token):
+            return None
+        return await store.session_account(token)
+
+    async def _require_account(request: Request) -> AccountRow:
+        account = await _account(request.cookies.get(SESSION_COOKIE))
+        if account is None:
+            raise ApiError(401, "no_session", "no session: POST /api/session first")
+        return account
+
+    @app.post("/api/session")
+    async def start_session(request: Request, response: Response) -> dict[str, Any]:
+        """This browser's account, made on first visit (the server issues the identity).
+
+        A browser of the previous release sends its old profile id once as
+        ``legacy_profile``: its tables and statistics move to the account, and that id is
+        worth nothing afterwards.
+        """
+        body = await _json_body(request)
+        legacy = body.get("legacy_profile")
+        if legacy is not None and (
+            not isinstance(legacy, str) or not _LEGACY_PROFILE.fullmatch(legacy)
+        ):
+            raise ApiError(400, "bad_profile", "legacy_profile is an id of at most 80 characters")
+        account = await _account(request.cookies.get(SESSION_COOKIE))
+        created = False
+        if account is None:
+            if not session_limiter.allow(client_address(request.scope)):
+                raise ApiError(429, "rate_limited", "too many new sessions: try again shortly")
+            token, account = await store.new_session()
+            secure = request.url.scheme == "https"
+            response.set_cookie(
+                SESSION_COOKIE,
+                token,
+                max_age=SESSION_MAX_AGE,
+                httponly=True,
+                samesite="lax",
+                secure=secure,
+                path="/",
+            )
+            created = True
+        claimed = False
+        if legacy is not None:
+            claimed = await store.claim_legacy_profile(account.id, legacy)
+        return {"account": _account_json(account), "created": created, "claimed": claimed}
+
+    # ------------------------------------------------------------------ tables and stats
 
     @app.get("/", response_model=None)
     async def index() -> FileResponse | HTMLResponse:
@@ -151,20 +281,23 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
-        try:
-            body = await request.json()
-        except ValueError as e:
-            raise ApiError(400, "bad_request", "the body must be a JSON object") from e
-        if not isinstance(body, dict):
-            raise ApiError(400, "bad_request", "the body must be a JSON object")
+        body = await _json_body(request)
+        account = await _require_account(request)
         mode, settings, difficulty = _settings_for(body)
-        if mode == "computer" and settings.players not in (2, 3, 4):  # pragma: no cover - presets
-            raise ApiError(400, "bad_players", "against the computer: 2, 3 or 4 players")
         seed = body.get("seed")
-        if seed is not None and type(seed) is not int:
-            raise ApiError(400, "bad_seed", "seed is an integer")
+        if seed is not None:
+            if not config.allow_seeds:
+                raise ApiError(
+                    400, "seed_not_allowed", "this server deals every table at random"
+                )
+            if type(seed) is not int or not 0 <= seed < 2**63:
+                raise ApiError(400, "bad_seed", "seed is an integer 0..2**63-1")
+        if not table_limiter.allow(account.id) or not address_table_limiter.allow(
+            client_address(request.scope)
+        ):
+            raise ApiError(429, "rate_limited", "too many new tables: try again in a minute")
         table = await tables.create(
-            profile=_profile(body.get("profile")),
+            profile=account.id,
             mode=mode,
             settings=settings,
             difficulty=difficulty,
@@ -173,8 +306,9 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
         return _summary(table)
 
     @app.get("/api/tables")
-    async def list_tables(profile: str | None = None) -> dict[str, Any]:
-        rows = await store.list_tables(_profile(profile, required=True) or "")
+    async def list_tables(request: Request) -> dict[str, Any]:
+        account = await _require_account(request)
+        rows = await store.list_tables(account.id)
         return {
             "tables": [
                 {
@@ -191,41 +325,95 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
         }
 
     @app.get("/api/tables/{table_id}")
-    async def get_table(table_id: str, profile: str | None = None) -> dict[str, Any]:
-        table = await tables.get(table_id)
+    async def get_table(table_id: str) -> dict[str, Any]:
+        table = await tables.get(_table_id(table_id))
         if table is None:
             raise ApiError(404, "table_not_found", "no such table")
         return _summary(table)
 
     @app.get("/api/stats")
-    async def get_stats(profile: str | None = None) -> dict[str, Any]:
-        return await store.get_stats(_profile(profile, required=True) or "")
+    async def get_stats(request: Request) -> dict[str, Any]:
+        account = await _require_account(request)
+        return await store.get_stats(account.id)
 
     @app.delete("/api/stats")
-    async def reset_stats(profile: str | None = None) -> dict[str, Any]:
-        p = _profile(profile, required=True) or ""
-        await store.reset_stats(p)
-        return await store.get_stats(p)
+    async def reset_stats(request: Request) -> dict[str, Any]:
+        account = await _require_account(request)
+        await store.reset_stats(account.id)
+        return await store.get_stats(account.id)
+
+    # ------------------------------------------------------------------ the table socket
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
+        # Origin and Host were checked by the middleware before this handler runs.
+        address = client_address(websocket.scope)
+        if sockets_by_address.get(address) >= config.sockets_per_address:
+            await websocket.close(code=CLOSE_TRY_AGAIN, reason="too many sockets")
+            return
+        sockets_by_address.add(address)
+        try:
+            await _serve_socket(websocket, table_id)
+        finally:
+            sockets_by_address.remove(address)
+
+    async def _serve_socket(websocket: WebSocket, table_id: str) -> None:
         await websocket.accept()
-        profile = websocket.query_params.get("profile") or None
-        table = await tables.get(table_id)
+        try:
+            account = await _account(websocket.cookies.get(SESSION_COOKIE))
+            table = await tables.get(table_id) if _TABLE_ID.fullmatch(table_id) else None
+        except TooManyTables as e:
+            await websocket.send_text(json.dumps(error_message(e.code, e.message)))
+            await websocket.close(code=CLOSE_TRY_AGAIN)
+            return
+        except (SQLAlchemyError, OSError):
+            await websocket.send_text(
+                json.dumps(error_message("storage_unavailable", _STORAGE_DOWN))
+            )
+            await websocket.close(code=CLOSE_TRY_AGAIN)
+            return
         if table is None:
             await websocket.send_text(json.dumps(error_message("table_not_found", "no such table")))
             await websocket.close(code=4404)
             return
-        conn = Conn(profile=profile, owner=table.owns(profile))
+        if table.attached >= config.sockets_per_table:
+            await websocket.send_text(
+                json.dumps(error_message("table_full", "too many sockets at this table"))
+            )
+            await websocket.close(code=CLOSE_TRY_AGAIN)
+            return
+        account_id = account.id if account is not None else None
+        conn = Conn(
+            account=account_id,
+            owner=account_id is not None and table.owns(account_id),
+            outbox_limit=config.outbox_limit,
+            inflight_limit=config.inflight_per_conn,
+            rate=config.message_rate,
+            burst=config.message_burst,
+        )
         writer = asyncio.create_task(_write(websocket, conn))
         table.join(conn)
         try:
-            while True:
+            while not conn.closed:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                text = message.get("text")
-                table.submit(conn, text if text is not None else message.get("bytes") or b"")
+                if not conn.bucket.take():
+                    conn.drop(CLOSE_POLICY, "too many messages")
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    raw = message.get("bytes") or b""
+                if _size(raw) > MAX_MESSAGE_BYTES:
+                    conn.send(
+                        error_message(
+                            "message_too_large",
+                            f"messages are limited to {MAX_MESSAGE_BYTES} bytes",
+                            version=table.version,
+                        )
+                    )
+                    continue
+                await table.submit(conn, raw)
         except WebSocketDisconnect:
             pass
         finally:
@@ -239,11 +427,22 @@ def create_app(db_url: str | None = None, *, bot_delay_ms: int = 600) -> FastAPI
     return app
 
 
+def _size(raw: str | bytes) -> int:
+    if isinstance(raw, bytes):
+        return len(raw)
+    if len(raw) * 4 <= MAX_MESSAGE_BYTES:  # cheap: no encoding needed to know it fits
+        return len(raw)
+    return len(raw.encode("utf-8", "surrogatepass"))
+
+
 async def _write(websocket: WebSocket, conn: Conn) -> None:
     """Send one connection's messages in order (the only task writing to that socket)."""
     while True:
         message = await conn.outbox.get()
         if message is None:
+            if conn.close_code not in (None, 1000):
+                with contextlib.suppress(Exception):
+                    await websocket.close(code=conn.close_code, reason=conn.close_reason)
             return
         try:
             await websocket.send_text(json.dumps(message, separators=(",", ":")))

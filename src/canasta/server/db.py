@@ -1,20 +1,30 @@
 """Storage: SQLAlchemy 2 (async) models, the database URL, Alembic migrations and queries.
 
-The server keeps two kinds of rows: one per table (its options, the match record and the
-table's own state such as the version and the pass-and-play handoff) and one per browser
-profile with that profile's statistics.
+The server keeps a row per table (its options, the match record and the table's own state such
+as the version and the pass-and-play handoff), a row per account with its statistics, and the
+sessions that identify browsers (only a hash of each session token is stored).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
+import hashlib
+import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Integer, String, select
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, select, text, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 HERE = Path(__file__).resolve().parent
@@ -51,8 +61,34 @@ class TableRow(Base):
     )
 
 
+class AccountRow(Base):
+    """A player: a guest account now; registration adds its credentials to this row later."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), default="guest")
+    name: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    #: the browser-made profile id this account took over (once) when sessions arrived
+    legacy_profile: Mapped[str | None] = mapped_column(String(80), nullable=True, unique=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class SessionRow(Base):
+    """A browser's session: the SHA-256 of its random token, never the token itself."""
+
+    __tablename__ = "sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    last_seen_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
 class StatsRow(Base):
-    """Statistics of one browser profile (computer mode)."""
+    """Statistics of one account (computer mode); ``profile`` is the account id."""
 
     __tablename__ = "profile_stats"
 
@@ -146,6 +182,22 @@ def stats_json(row: StatsRow | None) -> dict[str, Any]:
     }
 
 
+class VersionConflict(Exception):
+    """The stored table changed since this process read it (another writer)."""
+
+
+class NodeLockTaken(Exception):
+    """Another server process already serves this database."""
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: pg_try_advisory_lock key of a server process (single-node mode)
+_NODE_LOCK_KEY = 0x63616E61
+
+
 class Store:
     """The database behind the server (SQLite or PostgreSQL)."""
 
@@ -154,8 +206,14 @@ class Store:
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": 30}
+        else:
+            # a connection broken by a database restart is replaced, not handed out again
+            kwargs["pool_pre_ping"] = True
+            kwargs["pool_timeout"] = 5
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._lock_conn: AsyncConnection | None = None
+        self._lock_file: int | None = None
 
     async def migrate(self) -> None:
         """Bring the schema to the newest Alembic revision."""
@@ -163,25 +221,157 @@ class Store:
             await conn.run_sync(_alembic_upgrade)
 
     async def dispose(self) -> None:
+        await self.release_node_lock()
         await self.engine.dispose()
+
+    async def ping(self) -> None:
+        """Raise unless the database answers."""
+        async with self.engine.connect() as conn:
+            await asyncio.wait_for(conn.execute(text("select 1")), timeout=5)
+
+    # ------------------------------------------------------------------ one process per database
+
+    def sqlite_path(self) -> Path | None:
+        if not self.url.startswith("sqlite"):
+            return None
+        rest = self.url.split(":///", 1)[1] if ":///" in self.url else ""
+        if not rest or rest.startswith(":memory:"):
+            return None
+        return Path(rest.split("?", 1)[0])
+
+    async def acquire_node_lock(self) -> None:
+        """Hold a lock no other server process on this database can take (released at exit,
+        including by ``kill -9``: a file lock for SQLite, an advisory lock for PostgreSQL)."""
+        path = self.sqlite_path()
+        if path is not None:
+            import fcntl
+
+            fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as e:
+                os.close(fd)
+                raise NodeLockTaken(f"another canasta server is using {path}") from e
+            self._lock_file = fd
+        elif self.url.startswith("postgresql"):
+            conn = await self.engine.connect()
+            got = (
+                await conn.execute(text("select pg_try_advisory_lock(:k)"), {"k": _NODE_LOCK_KEY})
+            ).scalar_one()
+            if not got:
+                await conn.close()
+                raise NodeLockTaken("another canasta server is using this database")
+            await conn.commit()
+            self._lock_conn = conn
+
+    async def release_node_lock(self) -> None:
+        if self._lock_file is not None:
+            os.close(self._lock_file)  # closing the descriptor releases the flock
+            self._lock_file = None
+        if self._lock_conn is not None:
+            with contextlib.suppress(Exception):
+                await self._lock_conn.execute(
+                    text("select pg_advisory_unlock(:k)"), {"k": _NODE_LOCK_KEY}
+                )
+                await self._lock_conn.commit()
+            with contextlib.suppress(Exception):
+                await self._lock_conn.close()
+            self._lock_conn = None
+
+    # ------------------------------------------------------------------ accounts and sessions
+
+    async def new_session(self) -> tuple[str, AccountRow]:
+        """A new guest account and a session for it; returns (token, account)."""
+        token = secrets.token_urlsafe(32)
+        account = AccountRow(id="a" + secrets.token_hex(12), kind="guest", created_at=now())
+        async with self.sessions() as s, s.begin():
+            s.add(account)
+            await s.flush()
+            s.add(SessionRow(token_hash=token_hash(token), account_id=account.id))
+        return token, account
+
+    async def session_account(self, token: str) -> AccountRow | None:
+        """The account a session token belongs to (None: unknown or revoked)."""
+        async with self.sessions() as s:
+            row = await s.get(SessionRow, token_hash(token))
+            if row is None:
+                return None
+            return await s.get(AccountRow, row.account_id)
+
+    async def claim_legacy_profile(self, account_id: str, legacy: str) -> bool:
+        """Move a browser-made profile's tables and statistics to the account, once ever."""
+        async with self.sessions() as s, s.begin():
+            taken = await s.scalar(select(AccountRow).where(AccountRow.legacy_profile == legacy))
+            account = await s.get(AccountRow, account_id)
+            if taken is not None or account is None or account.legacy_profile is not None:
+                return False
+            account.legacy_profile = legacy
+            await s.execute(
+                update(TableRow).where(TableRow.profile == legacy).values(profile=account_id)
+            )
+            old = await s.get(StatsRow, legacy)
+            if old is not None:
+                mine = await s.get(StatsRow, account_id)
+                if mine is None:
+                    s.add(
+                        StatsRow(
+                            profile=account_id,
+                            played=old.played,
+                            won=old.won,
+                            best_hand=old.best_hand,
+                            canastas=old.canastas,
+                            streak=old.streak,
+                            best_streak=old.best_streak,
+                            updated_at=now(),
+                        )
+                    )
+                else:
+                    mine.played += old.played
+                    mine.won += old.won
+                    mine.canastas += old.canastas
+                    if old.best_hand is not None:
+                        mine.best_hand = max(mine.best_hand or old.best_hand, old.best_hand)
+                    mine.best_streak = max(mine.best_streak, old.best_streak)
+                await s.delete(old)
+            return True
+
+    # ------------------------------------------------------------------ tables
 
     async def load_table(self, table_id: str) -> TableRow | None:
         async with self.sessions() as s:
             return await s.get(TableRow, table_id)
 
     async def save_table(
-        self, values: dict[str, Any], deltas: list[StatsDelta] | None = None
+        self,
+        values: dict[str, Any],
+        deltas: list[StatsDelta] | None = None,
+        *,
+        expected_version: int | None = None,
     ) -> None:
-        """Insert or update a table row (and apply statistics) in one transaction."""
+        """Insert or update a table row (and apply statistics) in one transaction.
+
+        With ``expected_version`` the row is updated only if it still holds that version (the
+        one this process last saved): otherwise :class:`VersionConflict`, and nothing changes.
+        """
         async with self.sessions() as s, s.begin():
-            row = await s.get(TableRow, values["id"])
-            if row is None:
-                row = TableRow(**values)
-                s.add(row)
+            if expected_version is not None:
+                result = await s.execute(
+                    update(TableRow)
+                    .where(TableRow.id == values["id"], TableRow.version == expected_version)
+                    .values(**values, updated_at=now())
+                    .execution_options(synchronize_session=False)
+                )
+                if result.rowcount != 1:  # type: ignore[attr-defined]
+                    raise VersionConflict(values["id"])
             else:
-                for key, value in values.items():
-                    setattr(row, key, value)
-            row.updated_at = now()
+                row = await s.get(TableRow, values["id"])
+                if row is None:
+                    row = TableRow(**values)
+                    s.add(row)
+                else:
+                    for key, value in values.items():
+                        setattr(row, key, value)
+                row.updated_at = now()
             for delta in deltas or ():
                 stats = await s.get(StatsRow, delta.profile)
                 if stats is None:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import Action, action_from_json
 from ..errors import CanastaError
 
-#: the largest client message accepted (bytes of UTF-8 text)
-MAX_MESSAGE_BYTES = 64 * 1024
+#: the largest client message accepted (bytes of UTF-8 text); the largest legal one, an action
+#: naming every card of a long hand, is a few KiB
+MAX_MESSAGE_BYTES = 16 * 1024
 MAX_DELAY_MS = 10_000
 
 
@@ -49,21 +48,6 @@ def error_message(
     if version is not None:
         out["version"] = version
     return out
-
-
-@dataclass(eq=False)
-class Conn:
-    """One websocket: what it may see is decided per message by the table."""
-
-    profile: str | None
-    owner: bool
-    outbox: asyncio.Queue[dict[str, Any] | None] = field(default_factory=asyncio.Queue)
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.outbox.put_nowait(message)
-
-    def close(self) -> None:
-        self.outbox.put_nowait(None)
 
 
 def version_of(msg: dict[str, Any]) -> int:

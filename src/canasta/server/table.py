@@ -20,12 +20,13 @@ from typing import Any
 from ..actions import Action, Meld, action_to_json, action_to_text
 from ..game import Game
 from ..rules import Settings
-from .db import StatsDelta, Store, TableRow
+from .config import ServerConfig
+from .conn import CLOSE_RELOAD, Conn
+from .db import StatsDelta, Store, TableRow, VersionConflict
+from .limits import TokenBucket
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
 from .protocol import (
     MAX_DELAY_MS,
-    MAX_MESSAGE_BYTES,
-    Conn,
     TableError,
     action_of,
     error_message,
@@ -64,7 +65,18 @@ class _Stop:
     pass
 
 
-_Item = _Incoming | _Joined | _Left | _BotTurn | _Stop
+@dataclass
+class _StorageBack:
+    pass
+
+
+_Item = _Incoming | _Joined | _Left | _BotTurn | _Stop | _StorageBack
+
+#: what a client is told while the table cannot save
+_STORAGE_DOWN = (
+    "storage_unavailable",
+    "the server cannot save moves right now; nothing was changed: try again in a moment",
+)
 
 
 class Table:
@@ -87,6 +99,7 @@ class Table:
         hands_counted: int = 0,
         match_counted: bool = False,
         created_at: dt.datetime | None = None,
+        config: ServerConfig | None = None,
     ) -> None:
         self.id = table_id
         self.profile = profile
@@ -102,8 +115,19 @@ class Table:
         self.hands_counted = hands_counted
         self.match_counted = match_counted
         self.created_at = created_at or dt.datetime.now(dt.UTC)
+        self.config = config = config or ServerConfig()
+        #: the row as last committed: what the table falls back to when a save fails
+        self._saved: dict[str, Any] | None = None
+        self.storage_ok = True
+        self.defunct = False
         self.conns: set[Conn] = set()
+        #: sockets attached (joined and not yet left), counted when they attach
+        self.attached = 0
+        # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
+        # a table has a bounded number of sockets, and at most one computer turn is pending.
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._settings_bucket = TokenBucket(config.settings_rate, config.settings_burst)
+        self._probe: asyncio.Task[None] | None = None
         self._players: dict[int, ComputerPlayer] = {}
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -135,17 +159,22 @@ class Table:
         store: Store,
         delay_ms: int,
         seed: int | None = None,
+        config: ServerConfig | None = None,
     ) -> Table:
-        """A new table with a freshly dealt match."""
+        """A new table with a freshly dealt match (a chosen ``seed``: a practice table whose
+        results never count toward statistics)."""
         players = settings.players
         seats = computer_seats(players, difficulty) if mode == "computer" else local_seats(players)
+        seeded = seed is not None
         seed = random.SystemRandom().randrange(2**62) if seed is None else seed
         game = Game(settings, seed=seed)
-        options = {
+        options: dict[str, Any] = {
             "seats": [s.to_json() for s in seats],
             "difficulty": difficulty,
             "delay_ms": delay_ms,
         }
+        if seeded:
+            options["seeded"] = True
         table = cls(
             table_id=table_id,
             profile=profile,
@@ -154,16 +183,23 @@ class Table:
             game=game,
             store=store,
             options=options,
+            config=config,
         )
         table._after_deal()
         return table
 
     @classmethod
-    def from_row(cls, row: TableRow, store: Store) -> Table:
+    def from_row(
+        cls,
+        row: TableRow,
+        store: Store,
+        *,
+        config: ServerConfig | None = None,
+    ) -> Table:
         """A table reloaded from its row: the record is replayed exactly by the core."""
         game = Game.from_record(row.record)
         seats = [SeatInfo.from_json(s) for s in row.options["seats"]]
-        return cls(
+        table = cls(
             table_id=row.id,
             profile=row.profile,
             mode=row.mode,
@@ -178,7 +214,14 @@ class Table:
             hands_counted=row.hands_counted,
             match_counted=row.match_counted,
             created_at=row.created_at,
+            config=config,
         )
+        table._saved = table.row_values()
+        return table
+
+    def mark_saved(self) -> None:
+        """The row as it is now has been committed (a new table's first save)."""
+        self._saved = self.row_values()
 
     def row_values(self) -> dict[str, Any]:
         return {
@@ -201,7 +244,12 @@ class Table:
 
     @property
     def delay_ms(self) -> int:
-        return int(self.options.get("delay_ms", 0))
+        """The computer seats' move delay: the client's choice, never under the server's floor."""
+        return max(int(self.options.get("delay_ms", 0)), self.config.min_bot_delay_ms)
+
+    @property
+    def seeded(self) -> bool:
+        return bool(self.options.get("seeded"))
 
     @property
     def status(self) -> str:
@@ -230,9 +278,11 @@ class Table:
             "mode": self.mode,
             "status": self.status,
             "paused": self.paused,
-            "delay_ms": self.delay_ms,
+            "delay_ms": self.options.get("delay_ms", 0),
             "difficulty": self.options.get("difficulty"),
             "seat": self.view_seat(conn),
+            "seeded": self.seeded,
+            "storage": "ok" if self.storage_ok else "unavailable",
             "seats": [s.to_json() for s in self.seats],
             "handoff": self.handoff,
             "can_undo": self._can_undo(conn),
@@ -273,6 +323,8 @@ class Table:
     async def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        if self._probe is not None:
+            self._probe.cancel()
         if self._task is not None:
             self.queue.put_nowait(_Stop())
             try:
@@ -283,12 +335,17 @@ class Table:
             conn.close()
 
     def join(self, conn: Conn) -> None:
+        self.attached += 1
         self.queue.put_nowait(_Joined(conn))
 
     def leave(self, conn: Conn) -> None:
+        self.attached -= 1
         self.queue.put_nowait(_Left(conn))
 
-    def submit(self, conn: Conn, raw: str | bytes) -> None:
+    async def submit(self, conn: Conn, raw: str | bytes) -> None:
+        """Queue a client's message; waits while that socket already has its share queued
+        (the socket is then not read: backpressure reaches the client over TCP)."""
+        await conn.inflight.acquire()
         self.queue.put_nowait(_Incoming(conn, raw))
 
     async def _run(self) -> None:
@@ -308,6 +365,11 @@ class Table:
                             version=self.version,
                         )
                     )
+            finally:
+                if isinstance(item, _Incoming):
+                    item.conn.inflight.release()
+            # let every other table, socket and request run between two messages
+            await asyncio.sleep(0)
 
     async def _process(self, item: _Item) -> None:
         if isinstance(item, _Joined):
@@ -317,6 +379,11 @@ class Table:
             self.conns.discard(item.conn)
         elif isinstance(item, _BotTurn):
             await self._bot_turn(item.version)
+        elif isinstance(item, _StorageBack):
+            self.storage_ok = True
+            for conn in self.conns:
+                conn.send(self.state_message(conn, "storage"))
+            self._schedule_bot()
         elif isinstance(item, _Incoming):
             try:
                 await self._message(item.conn, item.raw)
@@ -326,11 +393,6 @@ class Table:
                 )
 
     async def _message(self, conn: Conn, raw: str | bytes) -> None:
-        size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "replace"))
-        if size > MAX_MESSAGE_BYTES:
-            raise TableError(
-                "message_too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
-            )
         try:
             msg = json.loads(raw)
         except (ValueError, RecursionError) as e:
@@ -343,10 +405,13 @@ class Table:
             raise TableError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
         if kind != "sync":
             self._check_owner(conn)
+            if not self.storage_ok:
+                raise TableError(*_STORAGE_DOWN)
         await handler(conn, msg)
 
     async def _changed(self, change: str) -> None:
-        """After every change: bump the version, save, send each socket its view, go on."""
+        """After every change: bump the version and save; only once the save is committed,
+        send each socket its view. A failed save puts the table back as it was saved."""
         self.version += 1
         st = self.game.state
         if st.is_over:
@@ -354,13 +419,64 @@ class Table:
         elif self.mode == "local" and st.turn != self.viewer:
             self.handoff = st.turn
         deltas = self._stats_deltas()
+        values = self.row_values()
+        expected = None if self._saved is None else self._saved["version"]
         try:
-            await self.store.save_table(self.row_values(), deltas)
-        except Exception:  # keep playing; the next change saves again
-            log.exception("table %s: could not save", self.id)
+            await self.store.save_table(values, deltas, expected_version=expected)
+        except VersionConflict:
+            log.error("table %s: changed by another process; reloading it", self.id)
+            self._rollback()
+            self.defunct = True
+            for conn in self.conns:
+                conn.drop(CLOSE_RELOAD, "the table was changed elsewhere: reconnect")
+            raise TableError(
+                "table_conflict", "the table was changed by another server process"
+            ) from None
+        except Exception:
+            log.exception("table %s: could not save; refusing changes until storage returns", self.id)
+            self._rollback()
+            self._storage_lost()
+            raise TableError(*_STORAGE_DOWN) from None
+        self._saved = values
         for conn in self.conns:
             conn.send(self.state_message(conn, change))
         self._schedule_bot()
+
+    def _rollback(self) -> None:
+        """Back to the last committed row: nothing unsaved stays in memory."""
+        saved = self._saved
+        if saved is None:  # pragma: no cover - a table is saved when it is created
+            raise RuntimeError("a table with no saved row cannot roll back")
+        self.game = Game.from_record(saved["record"])
+        self.options = dict(saved["options"])
+        self.version = saved["version"]
+        self.paused = saved["paused"]
+        self.handoff = saved["handoff"]
+        self.viewer = saved["viewer"]
+        self.hands_counted = saved["hands_counted"]
+        self.match_counted = saved["match_counted"]
+        self._players.clear()
+
+    def _storage_lost(self) -> None:
+        self.storage_ok = False
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._probe is None or self._probe.done():
+            self._probe = asyncio.get_running_loop().create_task(
+                self._wait_for_storage(), name=f"table-{self.id}-storage"
+            )
+
+    async def _wait_for_storage(self) -> None:
+        """Probe the database until it answers, then let the table take changes again."""
+        while True:
+            await asyncio.sleep(self.config.storage_retry_seconds)
+            try:
+                await self.store.ping()
+            except Exception:
+                continue
+            log.warning("table %s: storage is back", self.id)
+            self.queue.put_nowait(_StorageBack())
+            return
 
     def _after_deal(self) -> None:
         if self.mode == "local":
@@ -368,7 +484,7 @@ class Table:
             self.viewer = None
 
     def _stats_deltas(self) -> list[StatsDelta]:
-        if self.mode != "computer" or not self.profile:
+        if self.mode != "computer" or not self.profile or self.seeded:
             return []
         g = self.game
         finished = [h for h in g.hands if h.result is not None]
@@ -403,7 +519,13 @@ class Table:
 
     def _schedule_bot(self) -> None:
         st = self.game.state
-        if self.paused or st.is_over or self.seats[st.turn].kind != "computer":
+        if (
+            self.paused
+            or not self.storage_ok
+            or self.defunct
+            or st.is_over
+            or self.seats[st.turn].kind != "computer"
+        ):
             return
         item = _BotTurn(self.version)
         if self.delay_ms <= 0:
@@ -417,7 +539,7 @@ class Table:
 
     async def _bot_turn(self, version: int) -> None:
         st = self.game.state
-        if version != self.version or self.paused or st.is_over:
+        if version != self.version or self.paused or not self.storage_ok or st.is_over:
             return
         seat = st.turn
         if self.seats[seat].kind != "computer":
@@ -439,7 +561,10 @@ class Table:
             )
             action = view.legal[0]
         self.game.apply(action)
-        await self._changed("action")
+        try:
+            await self._changed("action")
+        except TableError:  # not saved: the table is back where it was and will retry
+            return
 
     # ------------------------------------------------------------------ seats and checks
 
@@ -642,7 +767,9 @@ class Table:
         delay = msg.get("delay_ms")
         if type(delay) is not int or not 0 <= delay <= MAX_DELAY_MS:
             raise TableError("bad_message", f"delay_ms must be an integer 0..{MAX_DELAY_MS}")
-        if delay != self.delay_ms:  # clients send their speed on every (re)connection
+        if delay != self.options.get("delay_ms"):  # clients send their speed on every connection
+            if not self._settings_bucket.take():
+                raise TableError("rate_limited", "settings change too often: try again shortly")
             self.options = {**self.options, "delay_ms": delay}
             await self._changed("settings")
 

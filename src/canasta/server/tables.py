@@ -9,22 +9,29 @@ import secrets
 import time
 
 from ..rules import Settings
+from .config import ServerConfig
 from .db import Store
 from .table import Table
 
 log = logging.getLogger("canasta.server")
 
-#: a table nobody has asked for in this long is dropped from memory (it stays in the database)
-IDLE_SECONDS = 30 * 60
-SWEEP_SECONDS = 5 * 60
+
+class TooManyTables(Exception):
+    """No room for another live table (for this session, or in this process)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
 
 
 class Tables:
     """Live tables by id; each runs its own worker task."""
 
-    def __init__(self, store: Store, bot_delay_ms: int) -> None:
+    def __init__(self, store: Store, bot_delay_ms: int, config: ServerConfig | None = None) -> None:
         self.store = store
         self.bot_delay_ms = bot_delay_ms
+        self.config = config or ServerConfig()
         self._live: dict[str, Table] = {}
         self._used: dict[str, float] = {}
         self._lock = asyncio.Lock()
@@ -35,6 +42,9 @@ class Tables:
             self._sweep_forever(), name="table-sweeper"
         )
 
+    def __len__(self) -> int:
+        return len(self._live)
+
     async def create(
         self,
         *,
@@ -44,6 +54,8 @@ class Tables:
         difficulty: str,
         seed: int | None = None,
     ) -> Table:
+        """A new table, saved before it is returned (storage errors propagate)."""
+        await self._make_room(profile)
         table = Table.create(
             table_id=secrets.token_urlsafe(12),
             profile=profile,
@@ -53,45 +65,91 @@ class Tables:
             store=self.store,
             delay_ms=self.bot_delay_ms,
             seed=seed,
+            config=self.config,
         )
         await self.store.save_table(table.row_values())
+        table.mark_saved()
         async with self._lock:
             self._live[table.id] = table
             self._used[table.id] = time.monotonic()
             table.start()
         return table
 
+    async def _make_room(self, profile: str | None) -> None:
+        """Unload this session's least recently used idle tables past its share; refuse when
+        the session's tables are all in use or the process is full."""
+        cap = self.config.live_tables_per_session
+        async with self._lock:
+            mine = sorted(
+                (t for t in self._live.values() if t.profile == profile and profile is not None),
+                key=lambda t: self._used.get(t.id, 0.0),
+            )
+            evict: list[Table] = []
+            for t in mine:
+                if len(mine) - len(evict) < cap:
+                    break
+                if not t.attached and t.queue.empty():
+                    evict.append(t)
+            if len(mine) - len(evict) >= cap:
+                raise TooManyTables(
+                    "too_many_live_tables",
+                    f"at most {cap} tables can be open at once: close one first",
+                )
+            if len(self._live) - len(evict) >= self.config.live_tables:
+                raise TooManyTables("server_full", "the server is full: try again later")
+            for t in evict:
+                del self._live[t.id]
+                self._used.pop(t.id, None)
+        for t in evict:
+            await t.stop()
+
     async def get(self, table_id: str) -> Table | None:
         """The live table, reloading it (replaying its record) after a restart."""
         async with self._lock:
-            self._used[table_id] = time.monotonic()
             table = self._live.get(table_id)
+            if table is not None and table.defunct:
+                del self._live[table_id]
+                asyncio.get_running_loop().create_task(table.stop())
+                table = None
             if table is not None:
+                self._used[table_id] = time.monotonic()
                 return table
+            if len(self._live) >= self.config.live_tables:
+                raise TooManyTables("server_full", "the server is full: try again later")
             row = await self.store.load_table(table_id)
             if row is None:
-                self._used.pop(table_id, None)
                 return None
             try:
-                table = Table.from_row(row, self.store)
+                table = Table.from_row(
+                    row,
+                    self.store,
+                    config=self.config,
+                )
             except Exception:  # a record the core no longer replays: report it, serve the others
                 log.exception("table %s: its record does not replay", table_id)
-                self._used.pop(table_id, None)
                 return None
             self._live[table_id] = table
+            self._used[table_id] = time.monotonic()
             table.start()
             return table
 
-    async def sweep(self, idle_seconds: float = IDLE_SECONDS) -> int:
-        """Drop tables with no socket that nobody asked for lately; returns how many."""
+    async def sweep(self, idle_seconds: float | None = None) -> int:
+        """Drop tables with no socket that nobody asked for lately (finished matches sooner);
+        returns how many. They stay in the database."""
+        idle_for = self.config.idle_seconds if idle_seconds is None else idle_seconds
+        finished_for = min(idle_for, self.config.finished_idle_seconds)
         now = time.monotonic()
         async with self._lock:
             idle = [
                 t
                 for tid, t in self._live.items()
-                if not t.conns
-                and t.queue.empty()
-                and now - self._used.get(tid, now) >= idle_seconds
+                if t.defunct
+                or (
+                    not t.attached
+                    and t.queue.empty()
+                    and now - self._used.get(tid, now)
+                    >= (finished_for if t.status == "match_over" else idle_for)
+                )
             ]
             for t in idle:
                 del self._live[t.id]
@@ -102,7 +160,7 @@ class Tables:
 
     async def _sweep_forever(self) -> None:
         while True:
-            await asyncio.sleep(SWEEP_SECONDS)
+            await asyncio.sleep(self.config.sweep_seconds)
             try:
                 await self.sweep()
             except Exception:  # pragma: no cover - keep sweeping

@@ -1,5 +1,5 @@
 // The single-page app: start screen, table, panels. Rules live on the server; see table.js.
-import { S, savePrefs, rememberTable } from "./store.js";
+import { S, savePrefs, rememberTable, legacyProfile, forgetLegacyProfile } from "./store.js";
 import { loadLanguages, setLanguage, t, translateDom } from "./i18n.js";
 import { api, TableSocket } from "./net.js";
 import { setSound, play } from "./sound.js";
@@ -130,7 +130,7 @@ export async function openTable(id) {
   rememberTable(id);
   closeOverlay();
   show("table");
-  S.sock = new TableSocket(id, S.profile, onMessage, (status) => {
+  S.sock = new TableSocket(id, onMessage, (status) => {
     S.connection = status;
     if (status === "open") speedSent = null;
     if (S.screen === "table") redraw();
@@ -476,7 +476,7 @@ export const controller = {
   overlayKind,
   async newMatch(body) {
     try {
-      const res = await api("POST", "/api/tables", { ...body, profile: S.profile });
+      const res = await api("POST", "/api/tables", body);
       await openTable(res.table);
     } catch (e) {
       toast(t("errors.create_failed") + (e.code ? ` (${e.code})` : ""), "bad");
@@ -541,10 +541,20 @@ function routeFromHash(initial) {
   else if (initial) show("start");
 }
 
+async function startSession() {
+  const legacy = legacyProfile();
+  try {
+    const res = await api("POST", "/api/session", legacy ? { legacy_profile: legacy } : {});
+    S.account = res.account;
+    if (legacy) forgetLegacyProfile();
+  } catch { S.account = null; }
+}
+
 async function main() {
   await loadLanguages();
   setLanguage(S.prefs.lang);
   setSound(S.prefs.sound);
+  await startSession();
   try { S.presets = await api("GET", "/api/presets"); } catch { S.presets = null; }
   document.addEventListener("keydown", onKey);
   document.addEventListener("overlayclosed", () => redraw());

@@ -18,9 +18,8 @@ export async function api(method, path, body) {
 
 /** One table connection; reconnects by itself until closed. */
 export class TableSocket {
-  constructor(tableId, profile, onMessage, onStatus) {
+  constructor(tableId, onMessage, onStatus) {
     this.tableId = tableId;
-    this.profile = profile;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.closed = false;
@@ -31,7 +30,8 @@ export class TableSocket {
 
   open() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${proto}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}?profile=${encodeURIComponent(this.profile)}`;
+    // the session cookie identifies this browser; nothing about it goes in the URL
+    const url = `${proto}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}`;
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onopen = () => {

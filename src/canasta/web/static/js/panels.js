@@ -217,7 +217,7 @@ async function fillResume(list, ctl, section) {
   let tables = resumeCache;
   if (!tables) {
     try {
-      const res = await api("GET", `/api/tables?profile=${encodeURIComponent(S.profile)}`);
+      const res = await api("GET", "/api/tables");
       tables = Array.isArray(res) ? res : (res && res.tables) || [];
     } catch { tables = []; }
     resumeCache = tables;
@@ -292,7 +292,7 @@ export async function openStats(ctl, refresh = true) {
     statsData = null;
     confirmReset = false;
     drawStats(ctl);
-    try { statsData = await api("GET", `/api/stats?profile=${encodeURIComponent(S.profile)}`); } catch { statsData = {}; }
+    try { statsData = await api("GET", "/api/stats"); } catch { statsData = {}; }
   }
   drawStats(ctl);
 }
@@ -317,8 +317,8 @@ function drawStats(ctl) {
   } else {
     body.append(h("p", "warn", t("stats.reset_confirm_text")));
     const yes = button(t("stats.reset_confirm"), async () => {
-      try { statsData = await api("DELETE", `/api/stats?profile=${encodeURIComponent(S.profile)}`); } catch { /* keep */ }
-      try { statsData = await api("GET", `/api/stats?profile=${encodeURIComponent(S.profile)}`); } catch { statsData = statsData || {}; }
+      try { statsData = await api("DELETE", "/api/stats"); } catch { /* keep */ }
+      try { statsData = await api("GET", "/api/stats"); } catch { statsData = statsData || {}; }
       confirmReset = false;
       ctl.toast(t("stats.reset_done"));
       drawStats(ctl);

@@ -1,10 +1,5 @@
 // The client's small amount of state: preferences, the current table message, selection and plan.
 
-function newId() {
-  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
-  return "p-" + Math.random().toString(36).slice(2) + Date.now().toString(36);
-}
-
 function readJson(key, fallback) {
   try {
     const v = JSON.parse(localStorage.getItem(key));
@@ -12,14 +7,14 @@ function readJson(key, fallback) {
   } catch { return fallback; }
 }
 
-function profileId() {
-  let id = null;
-  try { id = localStorage.getItem("canasta.profile"); } catch { /* storage blocked */ }
-  if (!id) {
-    id = newId();
-    try { localStorage.setItem("canasta.profile", id); } catch { /* play on without saving */ }
-  }
-  return id;
+// The server issues this browser's identity (an HttpOnly session cookie the page never sees).
+// A browser of the previous release kept a profile id of its own: it is handed over once.
+export function legacyProfile() {
+  try { return localStorage.getItem("canasta.profile"); } catch { return null; }
+}
+
+export function forgetLegacyProfile() {
+  try { localStorage.removeItem("canasta.profile"); } catch { /* ignore */ }
 }
 
 const DEFAULT_PREFS = {
@@ -36,7 +31,7 @@ const DEFAULT_PREFS = {
 };
 
 export const S = {
-  profile: profileId(),
+  account: null,          // {id, kind, name} from POST /api/session
   prefs: { ...DEFAULT_PREFS, ...readJson("canasta.prefs", {}) },
   presets: null,          // name -> settings JSON, from /api/presets
   tableId: null,

@@ -1,0 +1,89 @@
+"""The server's settings: limits, origins and hosts, and what a deployment may relax.
+
+Every limit here is documented in ``docs/protocol.md`` (section "Limits"). The defaults are the
+ones ``canasta serve`` runs with; tests build smaller or looser ones explicitly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: the largest HTTP request body (the largest legal body, a table request, is under 2 KiB)
+MAX_BODY_BYTES = 16 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerConfig:
+    """Limits and policies of one server process."""
+
+    #: origins (``scheme://host[:port]``) whose pages may use the websocket and change state;
+    #: empty: same origin only (the Origin must name the Host the request was sent to)
+    allowed_origins: tuple[str, ...] = ()
+    #: Host header values served; empty: any (``canasta serve`` on loopback sets loopback names)
+    allowed_hosts: tuple[str, ...] = ()
+    #: whether ``seed`` is accepted when creating a table (tests and replays); seeded tables
+    #: never count toward statistics either way
+    allow_seeds: bool = False
+    #: serve ``/docs`` and ``/openapi.json``
+    api_docs: bool = False
+    #: the fastest a computer seat may move (ms), whatever delay a client asks for
+    min_bot_delay_ms: int = 150
+
+    # websocket traffic, per connection
+    #: messages a socket may send per second (sustained) and in one burst; past that it is
+    #: closed with code 1008 (policy violation), as lichess's websocket server does
+    message_rate: float = 20.0
+    message_burst: int = 60
+    #: messages of one socket waiting in its table's queue; past that the server stops reading
+    #: that socket until the table catches up (backpressure)
+    inflight_per_conn: int = 8
+    #: messages waiting to be written to a slow reader; past that the socket is dropped
+    outbox_limit: int = 64
+    #: sockets at one table, and sockets from one client address
+    sockets_per_table: int = 32
+    sockets_per_address: int = 64
+
+    # tables
+    #: tables one session may create per minute, and one client address
+    tables_per_minute: int = 20
+    tables_per_minute_per_address: int = 60
+    #: live (in-memory) tables one session may hold; older idle ones are unloaded to make room
+    live_tables_per_session: int = 8
+    #: live tables in the whole process
+    live_tables: int = 5000
+    #: sessions one client address may start per minute
+    sessions_per_minute_per_address: int = 30
+    #: changes of a table's cosmetic settings per second (each one is saved)
+    settings_rate: float = 1.0
+    settings_burst: int = 5
+    #: how long tables stay in memory with no socket: finished matches, and the others
+    finished_idle_seconds: float = 120.0
+    idle_seconds: float = 600.0
+    sweep_seconds: float = 30.0
+
+    # storage
+    #: how often a table whose saves fail probes the database again
+    storage_retry_seconds: float = 1.0
+    #: refuse to start while another process serves the same database
+    single_node: bool = True
+
+    def origin_allowed(self, origin: str, host: str | None, scheme: str) -> bool:
+        """Whether a page of ``origin`` may act on this server (reached as ``host``)."""
+        if origin in self.allowed_origins:
+            return True
+        if self.allowed_origins or host is None or origin == "null":
+            return False
+        http = "https" if scheme in ("https", "wss") else "http"
+        return origin == f"{http}://{host}"
+
+    def host_allowed(self, host: str | None) -> bool:
+        if not self.allowed_hosts:
+            return True
+        if host is None:
+            return False
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        return name in self.allowed_hosts or host in self.allowed_hosts
+
+
+#: the Host names a server bound to loopback answers to (a DNS-rebinding guard)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")

@@ -1,0 +1,75 @@
+"""One websocket connection as the tables see it: who it is, and its bounded outbox."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from .limits import TokenBucket
+
+#: websocket close codes the server uses (docs/protocol.md, "Limits")
+CLOSE_POLICY = 1008  # too many messages: the socket is abusive
+CLOSE_TOO_BIG = 1009  # a frame over the size limit
+CLOSE_TRY_AGAIN = 1013  # the client could not keep up with its messages, or the server is full
+CLOSE_RELOAD = 4409  # the table was reloaded elsewhere: reconnect
+
+
+class Conn:
+    """A socket at a table: its account, whether it controls the table, and its outbox.
+
+    The outbox holds at most ``outbox_limit`` messages: a reader that falls that far behind
+    is dropped (it reconnects and is sent the current state) instead of buffered forever.
+    ``inflight`` bounds how many of its messages wait in the table's queue.
+    """
+
+    def __init__(
+        self,
+        *,
+        account: str | None,
+        owner: bool,
+        outbox_limit: int = 64,
+        inflight_limit: int = 8,
+        rate: float = 20.0,
+        burst: int = 60,
+    ) -> None:
+        self.account = account
+        self.owner = owner
+        self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(outbox_limit + 1)
+        self.inflight = asyncio.Semaphore(inflight_limit)
+        self.bucket = TokenBucket(rate, burst)
+        self.close_code: int | None = None
+        self.close_reason = ""
+
+    @property
+    def closed(self) -> bool:
+        return self.close_code is not None
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message for this socket; a full outbox drops the socket."""
+        if self.closed:
+            return
+        if self.outbox.qsize() >= self.outbox.maxsize - 1:
+            self.drop(CLOSE_TRY_AGAIN, "too slow: reconnect")
+            return
+        self.outbox.put_nowait(message)
+
+    def drop(self, code: int, reason: str) -> None:
+        """Close this socket with ``code`` once what is already queued ahead is thrown away."""
+        if self.closed:
+            return
+        self.close_code, self.close_reason = code, reason
+        while not self.outbox.empty():
+            self.outbox.get_nowait()
+        self.outbox.put_nowait(None)
+
+    def close(self) -> None:
+        """End the writer after the messages already queued (a normal close)."""
+        if self.closed:
+            return
+        self.close_code, self.close_reason = 1000, ""
+        with contextlib.suppress(asyncio.QueueFull):
+            self.outbox.put_nowait(None)
+            return
+        self.outbox.get_nowait()
+        self.outbox.put_nowait(None)

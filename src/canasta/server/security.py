@@ -1,0 +1,178 @@
+"""Checks every request passes before the app sees it, and what every answer carries.
+
+- Host: only the configured names (a guard against DNS rebinding of a loopback server).
+- Origin: websockets and state-changing requests only from an allowed origin (same origin by
+  default), so another site cannot act for a browser that holds a session cookie.
+- Bodies: at most ``max_body`` bytes, counted as they arrive (Content-Length may lie or be absent).
+- Security headers on every HTTP answer, and one access-log line per request (method, path,
+  status, time: never the query string or cookies).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .config import ServerConfig
+
+access_log = logging.getLogger("canasta.access")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+#: the static client loads only its own files; it opens sockets to its own origin only
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+    (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
+]
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def client_address(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers") or ():
+        if key == name:
+            try:
+                return str(value.decode("latin-1"))
+            except Exception:  # pragma: no cover - latin-1 decodes every byte
+                return None
+    return None
+
+
+class SecurityMiddleware:
+    """Host and Origin checks, body limits, security headers and the access log."""
+
+    def __init__(self, app: ASGIApp, *, config: ServerConfig, max_body: int) -> None:
+        self.app = app
+        self.config = config
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "websocket":
+            await self._websocket(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+        host = _header(scope, b"host")
+        if not self.config.host_allowed(host):
+            return 400, "bad_host", "this server does not answer to that host name"
+        unsafe = scope["type"] == "websocket" or scope.get("method") in _UNSAFE
+        if not unsafe:
+            return None
+        origin = _header(scope, b"origin")
+        if origin is not None and not self.config.origin_allowed(
+            origin, host, scope.get("scheme", "http")
+        ):
+            return 403, "bad_origin", "requests from that origin are not allowed"
+        if origin is None and _header(scope, b"sec-fetch-site") == "cross-site":
+            return 403, "bad_origin", "cross-site requests are not allowed"
+        return None
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            access_log.info("WS %s %d", scope.get("path", ""), refusal[0])
+            # closing before accepting answers the handshake with HTTP 403
+            await send({"type": "websocket.close", "code": 4403, "reason": refusal[1]})
+            return
+        access_log.info("WS %s open", scope.get("path", ""))
+        await self.app(scope, receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        start = time.perf_counter()
+        status = 0
+        started = False
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                started = True
+                headers = list(message.get("headers") or [])
+                present = {k.lower() for k, _ in headers}
+                headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                message = {**message, "headers": headers}
+            await send(message)
+
+        async def error(code_status: int, code: str, text: str) -> None:
+            body = json.dumps({"error": {"code": code, "message": text}}).encode()
+            await send_wrapper(
+                {
+                    "type": "http.response.start",
+                    "status": code_status,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                    ],
+                }
+            )
+            await send_wrapper({"type": "http.response.body", "body": body})
+
+        try:
+            refusal = self._refusal(scope)
+            length = _header(scope, b"content-length")
+            if refusal is not None:
+                await error(*refusal)
+            elif length is not None and (not length.isdigit() or int(length) > self.max_body):
+                await error(
+                    413, "body_too_large", f"request bodies are limited to {self.max_body} bytes"
+                )
+            else:
+                received = 0
+
+                async def counting_receive() -> Message:
+                    nonlocal received
+                    message = await receive()
+                    if message["type"] == "http.request":
+                        received += len(message.get("body") or b"")
+                        if received > self.max_body:
+                            raise _BodyTooLarge
+                    return message
+
+                try:
+                    await self.app(scope, counting_receive, send_wrapper)
+                except _BodyTooLarge:
+                    if started:
+                        raise
+                    await error(
+                        413,
+                        "body_too_large",
+                        f"request bodies are limited to {self.max_body} bytes",
+                    )
+        finally:
+            access_log.info(
+                "%s %s %d %.1fms",
+                scope.get("method", "?"),
+                scope.get("path", ""),
+                status,
+                (time.perf_counter() - start) * 1000,
+            )
