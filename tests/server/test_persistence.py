@@ -10,13 +10,13 @@ from .support import (
     create_table,
     my_turn,
     new_identity,
-    session_token,
-    use_session,
     pick,
     play_to_the_end,
     receive,
     receive_until,
     send,
+    session_token,
+    use_session,
 )
 
 

@@ -147,7 +147,7 @@ def create_app(
 ) -> FastAPI:
     """The web app on database ``db_url`` (None: SQLite in the user data directory)."""
     config = config or ServerConfig()
-    store = Store(resolve_db_url(db_url))
+    store = Store(resolve_db_url(db_url), sqlite_busy_seconds=config.sqlite_busy_seconds)
     tables = Tables(store, bot_delay_ms, config)
     table_limiter = KeyedLimiter(config.tables_per_minute)
     address_table_limiter = KeyedLimiter(config.tables_per_minute_per_address)

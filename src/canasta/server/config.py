@@ -64,6 +64,8 @@ class ServerConfig:
     # storage
     #: how often a table whose saves fail probes the database again
     storage_retry_seconds: float = 1.0
+    #: how long a SQLite write waits for a lock held elsewhere before it counts as a failure
+    sqlite_busy_seconds: float = 30.0
     #: refuse to start while another process serves the same database
     single_node: bool = True
 

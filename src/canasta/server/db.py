@@ -201,11 +201,11 @@ _NODE_LOCK_KEY = 0x63616E61
 class Store:
     """The database behind the server (SQLite or PostgreSQL)."""
 
-    def __init__(self, url: str | None) -> None:
+    def __init__(self, url: str | None, *, sqlite_busy_seconds: float = 30.0) -> None:
         url = self.url = resolve_db_url(url)
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
-            kwargs["connect_args"] = {"timeout": 30}
+            kwargs["connect_args"] = {"timeout": sqlite_busy_seconds}
         else:
             # a connection broken by a database restart is replaced, not handed out again
             kwargs["pool_pre_ping"] = True
