@@ -36,6 +36,7 @@ TEST_CONFIG = ServerConfig(
     tables_per_minute=10**6,
     tables_per_minute_per_address=10**6,
     sessions_per_minute_per_address=10**6,
+    socket_opens_per_minute_per_address=10**6,
     live_tables_per_session=10**6,
     settings_rate=1e6,
     settings_burst=10**6,

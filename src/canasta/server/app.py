@@ -153,6 +153,7 @@ def create_app(
     address_table_limiter = KeyedLimiter(config.tables_per_minute_per_address)
     session_limiter = KeyedLimiter(config.sessions_per_minute_per_address)
     sockets_by_address = Counter()
+    socket_limiter = KeyedLimiter(config.socket_opens_per_minute_per_address)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -348,7 +349,9 @@ def create_app(
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
         # Origin and Host were checked by the middleware before this handler runs.
         address = client_address(websocket.scope)
-        if sockets_by_address.get(address) >= config.sockets_per_address:
+        if sockets_by_address.get(address) >= config.sockets_per_address or not socket_limiter.allow(
+            address
+        ):
             await websocket.close(code=CLOSE_TRY_AGAIN, reason="too many sockets")
             return
         sockets_by_address.add(address)
@@ -391,36 +394,31 @@ def create_app(
             rate=config.message_rate,
             burst=config.message_burst,
         )
-        writer = asyncio.create_task(_write(websocket, conn))
         table.join(conn)
+        reader = asyncio.create_task(_read(websocket, conn, table))
+        writer = asyncio.create_task(_write(websocket, conn))
+        dead = asyncio.create_task(conn.dead.wait())
         try:
-            while not conn.closed:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                if not conn.bucket.take():
-                    conn.drop(CLOSE_POLICY, "too many messages")
-                    break
-                raw = message.get("text")
-                if raw is None:
-                    raw = message.get("bytes") or b""
-                if _size(raw) > MAX_MESSAGE_BYTES:
-                    conn.send(
-                        error_message(
-                            "message_too_large",
-                            f"messages are limited to {MAX_MESSAGE_BYTES} bytes",
-                            version=table.version,
-                        )
-                    )
-                    continue
-                await table.submit(conn, raw)
-        except WebSocketDisconnect:
-            pass
+            await asyncio.wait({reader, writer, dead}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             table.leave(conn)
-            conn.close()
-            with contextlib.suppress(Exception):
-                await writer
+            if conn.dropped:
+                # a flood or a reader too slow for its messages: stop at once, whatever the
+                # socket's buffers hold, and tell the client why if it still listens
+                reader.cancel()
+                writer.cancel()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(
+                        websocket.close(code=conn.close_code or CLOSE_POLICY, reason=conn.close_reason),
+                        timeout=1.0,
+                    )
+            else:
+                conn.close()  # the writer sends what is queued, then ends
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(writer, timeout=2.0)
+                reader.cancel()
+                writer.cancel()
+            dead.cancel()
 
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
@@ -435,14 +433,36 @@ def _size(raw: str | bytes) -> int:
     return len(raw.encode("utf-8", "surrogatepass"))
 
 
+async def _read(websocket: WebSocket, conn: Conn, table: Table) -> None:
+    """Read a socket's frames into its table, within the socket's rate and size limits."""
+    with contextlib.suppress(WebSocketDisconnect):
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if not conn.bucket.take():
+                conn.drop(CLOSE_POLICY, "too many messages")
+                return
+            raw = message.get("text")
+            if raw is None:
+                raw = message.get("bytes") or b""
+            if _size(raw) > MAX_MESSAGE_BYTES:
+                conn.send(
+                    error_message(
+                        "message_too_large",
+                        f"messages are limited to {MAX_MESSAGE_BYTES} bytes",
+                        version=table.version,
+                    )
+                )
+                continue
+            await table.submit(conn, raw)
+
+
 async def _write(websocket: WebSocket, conn: Conn) -> None:
     """Send one connection's messages in order (the only task writing to that socket)."""
     while True:
         message = await conn.outbox.get()
         if message is None:
-            if conn.close_code not in (None, 1000):
-                with contextlib.suppress(Exception):
-                    await websocket.close(code=conn.close_code, reason=conn.close_reason)
             return
         try:
             await websocket.send_text(json.dumps(message, separators=(",", ":")))

@@ -32,8 +32,8 @@ class ServerConfig:
     # websocket traffic, per connection
     #: messages a socket may send per second (sustained) and in one burst; past that it is
     #: closed with code 1008 (policy violation), as lichess's websocket server does
-    message_rate: float = 20.0
-    message_burst: int = 60
+    message_rate: float = 10.0
+    message_burst: int = 30
     #: messages of one socket waiting in its table's queue; past that the server stops reading
     #: that socket until the table catches up (backpressure)
     inflight_per_conn: int = 8
@@ -42,6 +42,8 @@ class ServerConfig:
     #: sockets at one table, and sockets from one client address
     sockets_per_table: int = 32
     sockets_per_address: int = 64
+    #: sockets one client address may open per minute (each one is sent a full state)
+    socket_opens_per_minute_per_address: int = 120
 
     # tables
     #: tables one session may create per minute, and one client address

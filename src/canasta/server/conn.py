@@ -30,8 +30,8 @@ class Conn:
         owner: bool,
         outbox_limit: int = 64,
         inflight_limit: int = 8,
-        rate: float = 20.0,
-        burst: int = 60,
+        rate: float = 10.0,
+        burst: int = 30,
     ) -> None:
         self.account = account
         self.owner = owner
@@ -40,6 +40,8 @@ class Conn:
         self.bucket = TokenBucket(rate, burst)
         self.close_code: int | None = None
         self.close_reason = ""
+        #: set when the socket is dropped: its handler stops reading and writing at once
+        self.dead = asyncio.Event()
 
     @property
     def closed(self) -> bool:
@@ -62,6 +64,11 @@ class Conn:
         while not self.outbox.empty():
             self.outbox.get_nowait()
         self.outbox.put_nowait(None)
+        self.dead.set()
+
+    @property
+    def dropped(self) -> bool:
+        return self.dead.is_set()
 
     def close(self) -> None:
         """End the writer after the messages already queued (a normal close)."""

@@ -1,0 +1,333 @@
+"""Resource limits (server hardening, points 1, 4, 5 and 6): every queue and rate is bounded,
+a second process never silently loses moves, seeds only where a user expects them."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import random
+
+from typing import Any
+
+import anyio
+import pytest
+from starlette.testclient import WebSocketTestSession
+
+from canasta import Settings
+from canasta.server.config import ServerConfig
+from canasta.server.conn import CLOSE_TRY_AGAIN, Conn
+from canasta.server.db import NodeLockTaken, Store, VersionConflict
+from canasta.server.protocol import TableError
+from canasta.server.table import Table
+
+from .support import (
+    TEST_CONFIG,
+    client,
+    create_table,
+    my_turn,
+    pick,
+    play_to_the_end,
+    receive,
+    receive_until,
+    send,
+)
+
+
+def close_code(ws: WebSocketTestSession, limit: int = 200) -> int | None:
+    """Read the socket until the server closes it; the close code."""
+
+    async def get() -> Any:
+        with anyio.fail_after(30):
+            return await ws._send_rx.receive()
+
+    for _ in range(limit):
+        message = ws.portal.call(get)
+        if message["type"] == "websocket.close":
+            return int(message["code"])
+    return None
+
+
+def config(**changes: object) -> ServerConfig:
+    return dataclasses.replace(TEST_CONFIG, **changes)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- sockets
+
+
+def test_a_slow_reader_is_dropped_at_its_outbox_limit() -> None:
+    async def main() -> Conn:
+        conn = Conn(account=None, owner=False, outbox_limit=4)
+        for k in range(10):
+            conn.send({"type": "state", "k": k})
+        return conn
+
+    conn = asyncio.run(main())
+    assert conn.dropped and conn.close_code == CLOSE_TRY_AGAIN
+    assert conn.outbox.qsize() <= 5  # what was queued was thrown away, not kept
+    assert conn.outbox.get_nowait() is None
+
+
+def test_a_socket_waits_while_its_share_of_the_table_queue_is_full() -> None:
+    async def main() -> tuple[int, bool]:
+        table = Table.create(
+            table_id="t-backpressure",
+            profile="a",
+            mode="computer",
+            settings=Settings.preset("classic"),
+            difficulty="normal",
+            store=None,  # type: ignore[arg-type]  # never saved: the worker is not started
+            delay_ms=0,
+        )
+        conn = Conn(account="a", owner=True, inflight_limit=3)
+        for _ in range(3):
+            await table.submit(conn, '{"type":"sync"}')
+        try:
+            await asyncio.wait_for(table.submit(conn, '{"type":"sync"}'), timeout=0.2)
+            blocked = False
+        except TimeoutError:
+            blocked = True
+        return table.queue.qsize(), blocked
+
+    queued, blocked = asyncio.run(main())
+    assert queued == 3 and blocked
+
+
+def test_a_flooding_socket_is_closed_with_1008(sqlite_url: str) -> None:
+    with client(sqlite_url, config=config(message_rate=0.01, message_burst=5)) as c:
+        tid = create_table(c, mode="computer", preset="two-player")
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            receive(ws)
+            for _ in range(50):
+                send(ws, type="sync")
+            assert close_code(ws) == 1008
+
+
+def test_sockets_per_table_are_bounded(sqlite_url: str) -> None:
+    with client(sqlite_url, config=config(sockets_per_table=2)) as c:
+        tid = create_table(c, mode="computer", preset="two-player")
+        with c.websocket_connect(f"/ws/tables/{tid}") as a, c.websocket_connect(
+            f"/ws/tables/{tid}"
+        ) as b:
+            receive(a)
+            receive(b)
+            with c.websocket_connect(f"/ws/tables/{tid}") as third:
+                msg = receive(third)
+                assert msg["type"] == "error" and msg["code"] == "table_full"
+
+
+# ---------------------------------------------------------------------- tables and requests
+
+
+def test_table_creation_is_rate_limited_per_session(sqlite_url: str) -> None:
+    with client(sqlite_url, config=config(tables_per_minute=3)) as c:
+        for _ in range(3):
+            create_table(c, mode="computer")
+        r = c.post("/api/tables", json={"mode": "computer"})
+        assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
+
+
+def test_live_tables_per_session_unload_idle_ones_and_refuse_busy_ones(sqlite_url: str) -> None:
+    with client(sqlite_url, config=config(live_tables_per_session=2)) as c:
+        tables = c.app.state.tables  # type: ignore[attr-defined]
+        first = create_table(c, mode="computer")
+        second = create_table(c, mode="computer")
+        third = create_table(c, mode="computer")  # the least recently used idle one is unloaded
+        assert first not in tables and second in tables and third in tables
+        assert c.get(f"/api/tables/{first}").status_code == 200  # still in the database
+        with c.websocket_connect(f"/ws/tables/{second}") as a, c.websocket_connect(
+            f"/ws/tables/{first}"
+        ) as b:
+            receive(a)
+            receive(b)
+            r = c.post("/api/tables", json={"mode": "computer"})
+            assert r.status_code == 429
+            assert r.json()["error"]["code"] == "too_many_live_tables"
+
+
+def test_request_bodies_are_bounded(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        r = c.post(
+            "/api/tables",
+            content=b'{"mode": "computer", "pad": "' + b"x" * 100_000 + b'"}',
+            headers={"content-type": "application/json"},
+        )
+        assert r.status_code == 413 and r.json()["error"]["code"] == "body_too_large"
+
+        def chunks():  # no Content-Length: counted as it arrives
+            yield b'{"mode": "computer", "pad": "'
+            for _ in range(50):
+                yield b"x" * 10_000
+            yield b'"}'
+
+        r = c.post("/api/tables", content=chunks(), headers={"content-type": "application/json"})
+        assert r.status_code == 413 and r.json()["error"]["code"] == "body_too_large"
+        assert c.get("/api/presets").status_code == 200
+
+
+def test_computer_seats_never_move_faster_than_the_server_floor(sqlite_url: str) -> None:
+    with client(sqlite_url, config=config(min_bot_delay_ms=300)) as c:
+        tid = create_table(c, mode="computer", preset="two-player")
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            receive(ws)
+            send(ws, type="settings", delay_ms=0)
+            receive(ws)
+        table = c.portal.call(c.app.state.tables.get, tid)  # type: ignore[attr-defined]
+        assert table.options["delay_ms"] == 0 and table.delay_ms == 300
+
+
+def test_settings_changes_are_rate_limited(sqlite_url: str) -> None:
+    with client(sqlite_url, config=config(settings_rate=0.01, settings_burst=2)) as c:
+        tid = create_table(c, mode="computer", preset="two-player")
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            receive(ws)
+            codes = []
+            for delay in (100, 200, 300, 400):
+                send(ws, type="settings", delay_ms=delay)
+                reply = receive_until(
+                    ws, lambda m: m["type"] == "error" or m.get("change") == "settings"
+                )
+                codes.append(reply.get("code"))
+            assert codes[:2] == [None, None]
+            assert codes[2:] == ["rate_limited", "rate_limited"]
+
+
+def test_finished_tables_leave_memory_sooner_than_others(sqlite_url: str) -> None:
+    with client(sqlite_url, config=config(finished_idle_seconds=0, idle_seconds=3600)) as c:
+        tables = c.app.state.tables  # type: ignore[attr-defined]
+        done = create_table(c, mode="local", players=2, rules={"target": "one_hand"}, seed=3)
+        playing = create_table(c, mode="computer", preset="two-player")
+        with c.websocket_connect(f"/ws/tables/{done}") as ws:
+            first = receive(ws)
+            send(ws, type="reveal", seat=first["table"]["handoff"])
+            last = play_to_the_end(ws, random.Random(3))
+            assert last["table"]["status"] == "match_over"
+        assert c.portal.call(tables.sweep) == 1
+        assert done not in tables and playing in tables
+
+
+# ---------------------------------------------------------------------- seeds
+
+
+def test_seeds_are_refused_unless_the_server_allows_them(sqlite_url: str) -> None:
+    with client(sqlite_url, config=config(allow_seeds=False)) as c:
+        r = c.post("/api/tables", json={"mode": "computer", "seed": 7})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "seed_not_allowed"
+        assert c.post("/api/tables", json={"mode": "computer"}).json()["seeded"] is False
+
+
+def test_a_seeded_table_never_counts_toward_statistics(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        tid = create_table(
+            c, mode="computer", preset="two-player-quick", rules={"target": "one_hand"}, seed=9
+        )
+        assert c.get(f"/api/tables/{tid}").json()["seeded"] is True
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            last = play_to_the_end(ws, random.Random(9))
+            assert last["table"]["seeded"] is True
+        assert c.get("/api/stats").json()["played"] == 0
+
+
+# ---------------------------------------------------------------------- one process per database
+
+
+def test_a_second_server_on_the_same_database_is_refused(db_url: str) -> None:
+    with client(db_url) as c:
+        assert c.get("/api/presets").status_code == 200
+        with pytest.raises(NodeLockTaken):
+            with client(db_url):
+                pass
+        assert c.get("/api/presets").status_code == 200
+    with client(db_url) as again:  # released when the first one stopped
+        assert again.get("/api/presets").status_code == 200
+
+
+@pytest.mark.asyncio
+async def test_saving_checks_the_version_it_read(db_url: str) -> None:
+    """Two writers of one table row: the second is refused, and nothing of the first is lost."""
+    one, two = Store(db_url), Store(db_url)
+    await one.migrate()
+    try:
+        table = Table.create(
+            table_id=f"race-{random.randrange(10**9)}",
+            profile="p",
+            mode="computer",
+            settings=Settings.preset("two-player"),
+            difficulty="normal",
+            store=one,
+            delay_ms=0,
+            seed=5,
+        )
+        await one.save_table(table.row_values())
+        row = await two.load_table(table.id)
+        assert row is not None
+        a = Table.from_row(row, one)
+        b = Table.from_row(row, two)
+        for t in (a, b):
+            t.game.apply(t.game.state.legal_actions()[0])
+            t.version += 1
+        await one.save_table(a.row_values(), expected_version=0)
+        with pytest.raises(VersionConflict):
+            await two.save_table(b.row_values(), expected_version=0)
+        stored = await one.load_table(table.id)
+        assert stored is not None and stored.version == 1
+        assert stored.record == a.game.to_record()
+    finally:
+        await one.dispose()
+        await two.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_table_whose_row_changed_elsewhere_reloads_instead_of_overwriting(
+    sqlite_url: str,
+) -> None:
+    one, two = Store(sqlite_url), Store(sqlite_url)
+    await one.migrate()
+    try:
+        table = Table.create(
+            table_id="race-table",
+            profile="p",
+            mode="local",
+            settings=Settings.preset("two-player"),
+            difficulty="normal",
+            store=one,
+            delay_ms=0,
+            seed=5,
+        )
+        await one.save_table(table.row_values())
+        row = await one.load_table(table.id)
+        assert row is not None
+        mine, theirs = Table.from_row(row, one), Table.from_row(row, two)
+        await theirs._changed("pause")  # another process saves first
+        with pytest.raises(TableError) as refused:
+            await mine._changed("pause")
+        assert refused.value.code == "table_conflict" and mine.defunct
+        stored = await one.load_table(table.id)
+        assert stored is not None and stored.version == 1
+    finally:
+        await one.dispose()
+        await two.dispose()
+
+
+def test_a_defunct_table_is_reloaded_on_next_use(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        tid = create_table(c, mode="computer", preset="two-player")
+        tables = c.app.state.tables  # type: ignore[attr-defined]
+        table = c.portal.call(tables.get, tid)
+        table.defunct = True
+        again = c.portal.call(tables.get, tid)
+        assert again is not table and not again.defunct
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            state = receive_until(ws, my_turn)
+            send(ws, type="action", version=state["version"], action=pick(state["view"]["legal"], random.Random(1)))
+            assert receive(ws)["type"] == "state"
+
+
+def test_an_error_reply_is_json_with_the_table_version(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        tid = create_table(c, mode="computer", preset="two-player")
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            state = receive(ws)
+            ws.send_text(json.dumps({"type": "sync", "pad": "y" * 20_000}))
+            err = receive(ws)
+            assert err["code"] == "message_too_large" and err["version"] == state["version"]
