@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 
 from sqlalchemy import select
 
@@ -60,7 +61,7 @@ def test_an_id_in_the_url_grants_nothing(sqlite_url: str) -> None:
 
 def test_the_old_profile_id_is_exchanged_for_a_session_once(sqlite_url: str) -> None:
     """A browser of the previous release keeps its statistics and unfinished matches."""
-    legacy = "5d7c1f0e-2a4b-4c1e-9b7a-0123456789ab"
+    legacy = str(uuid.uuid4())  # what crypto.randomUUID() made in the previous release
     with client(sqlite_url) as c:
         store: Store = c.app.state.store  # type: ignore[attr-defined]
         # what the previous release stored: rows keyed by the browser-made id

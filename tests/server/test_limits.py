@@ -325,7 +325,7 @@ def test_a_defunct_table_is_reloaded_on_next_use(sqlite_url: str) -> None:
 
 def test_an_error_reply_is_json_with_the_table_version(sqlite_url: str) -> None:
     with client(sqlite_url) as c:
-        tid = create_table(c, mode="computer", preset="two-player")
+        tid = create_table(c, mode="local", players=2)  # no computer seat moves meanwhile
         with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             state = receive(ws)
             ws.send_text(json.dumps({"type": "sync", "pad": "y" * 20_000}))

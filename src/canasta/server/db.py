@@ -210,6 +210,8 @@ class Store:
             # a connection broken by a database restart is replaced, not handed out again
             kwargs["pool_pre_ping"] = True
             kwargs["pool_timeout"] = 5
+            # a database that stops answering fails a save in seconds instead of hanging a table
+            kwargs["connect_args"] = {"timeout": 5, "command_timeout": 15}
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._lock_conn: AsyncConnection | None = None
@@ -225,9 +227,12 @@ class Store:
         await self.engine.dispose()
 
     async def ping(self) -> None:
-        """Raise unless the database answers."""
+        """Raise unless the database answers a read of the schema (a read takes the same
+        locks a write waits for first, so a locked SQLite file does not look healthy)."""
         async with self.engine.connect() as conn:
-            await asyncio.wait_for(conn.execute(text("select 1")), timeout=5)
+            await asyncio.wait_for(
+                conn.execute(text("select version_num from alembic_version")), timeout=5
+            )
 
     # ------------------------------------------------------------------ one process per database
 
