@@ -170,10 +170,10 @@ def test_computer_seats_never_move_faster_than_the_server_floor(sqlite_url: str)
         tid = create_table(c, mode="computer", preset="two-player")
         with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             receive(ws)
-            send(ws, type="settings", delay_ms=0)
-            receive(ws)
+            send(ws, type="settings", delay_ms=40)
+            receive_until(ws, lambda m: m.get("change") == "settings")
         table = c.portal.call(c.app.state.tables.get, tid)  # type: ignore[attr-defined]
-        assert table.options["delay_ms"] == 0 and table.delay_ms == 300
+        assert table.options["delay_ms"] == 40 and table.delay_ms == 300
 
 
 def test_settings_changes_are_rate_limited(sqlite_url: str) -> None:
