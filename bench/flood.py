@@ -7,8 +7,8 @@ file) on 127.0.0.1, then for a bounded time:
 
 - ``--flooders`` sockets, spectators of table A, send ``sync`` frames as fast as they can without
   reading, reconnecting when the server closes them (each at most ``--reconnects`` times);
-- a player plays a pass-and-play table B (reveal, draw, discard), timing each action from
-  sending it to receiving the state it produced.
+- a player plays a pass-and-play table B (reveal, draw, discard) at a person's pace (0.15 s
+  between moves), timing each action from sending it to receiving the state it produced.
 
 Prints one JSON object: the player's round trips (ms) before and during the flood, how many
 frames the flooders got in and how their sockets were closed, and the server's memory.
@@ -147,7 +147,10 @@ async def _flooder(url: str, until: float, reconnects: int, out: dict[str, Any])
             await asyncio.sleep(0.05)
 
 
-async def _player(url: str, cookie: str, until: float, times: list[float]) -> int:
+async def _player(
+    url: str, cookie: str, until: float, times: list[float], think: float = 0.15
+) -> int:
+    """Play at a person's pace (``think`` seconds between moves: within the socket's rate)."""
     from websockets.asyncio.client import connect
 
     actions = 0
@@ -176,6 +179,7 @@ async def _player(url: str, cookie: str, until: float, times: list[float]) -> in
             times.append((time.perf_counter() - sent) * 1000)
             actions += 1
             state = reply
+            await asyncio.sleep(think)
     return actions
 
 

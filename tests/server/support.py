@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import re
+import sys
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import anyio
@@ -54,6 +58,17 @@ class Client(TestClient):
 
 def client(db_url: str, delay_ms: int = 0, config: ServerConfig = TEST_CONFIG) -> Client:
     return Client(create_app(db_url, bot_delay_ms=delay_ms, config=config))
+
+
+def bench_module(name: str) -> ModuleType:
+    """A script of ``bench/`` as a module (its server process helpers serve tests too)."""
+    path = Path(__file__).resolve().parents[2] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"canasta_bench_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def new_identity(c: TestClient) -> str:

@@ -8,28 +8,15 @@ is cut off, the other table keeps playing throughout, and memory stays bounded.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "flood.py"
+from .support import bench_module
 
-
-def _flood_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("canasta_bench_flood", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-flood = _flood_module()
+flood = bench_module("flood")
 
 
 @pytest.fixture
