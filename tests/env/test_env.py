@@ -1,0 +1,193 @@
+"""The research environment: PettingZoo's own API and seed tests, privacy, the action space."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from canasta import Game, Settings, State, resample  # noqa: E402
+from canasta.env import (  # noqa: E402
+    ACTION_COUNT,
+    env,
+    indexes_for,
+    legal_mask,
+    observe,
+    raw_env,
+    signature,
+    step_plan,
+)
+from canasta.env.actions import CLEAR_I, GROUP_BASE, Plan  # noqa: E402
+from canasta.env.observation import layout, size  # noqa: E402
+
+PRESETS = ["classic", "bicycle", "two-player", "two-player-quick", "three-player"]
+CONFIGS = {p: Settings.preset(p) for p in PRESETS}
+CONFIGS["classic-ask"] = Settings.preset("classic", ask_partner=True)
+
+PROPS = settings(max_examples=30, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_pettingzoo_api_test(preset: str) -> None:
+    api_test(env(preset=preset), num_cycles=200)
+
+
+@pytest.mark.parametrize("preset", ["classic", "three-player"])
+def test_pettingzoo_seed_test(preset: str) -> None:
+    seed_test(lambda: env(preset=preset), num_cycles=100)
+
+
+def _random_episode(e: object, seed: int) -> list[tuple[str, bytes, float]]:
+    rng = np.random.default_rng(seed)
+    trace = []
+    for agent in e.agent_iter():  # type: ignore[attr-defined]
+        obs, reward, term, trunc, _ = e.last()  # type: ignore[attr-defined]
+        trace.append((agent, obs["observation"].tobytes(), reward))
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))  # type: ignore[attr-defined]
+    return trace
+
+
+def test_reset_with_a_seed_reproduces_the_episode() -> None:
+    e = env(preset="two-player")
+    e.reset(seed=11)
+    first = _random_episode(e, 5)
+    e.reset(seed=11)
+    assert _random_episode(e, 5) == first
+    e.reset(seed=12)
+    assert _random_episode(e, 5) != first
+
+
+def test_a_hand_ends_and_rewards_are_hand_score_differences() -> None:
+    for preset in PRESETS:
+        e = env(preset=preset)
+        e.reset(seed=2)
+        totals = dict.fromkeys(e.possible_agents, 0.0)
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            totals[agent] += reward
+            e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        game = e.unwrapped.game
+        deltas = game.state.result.team_deltas
+        assert abs(sum(totals.values())) < 1e-6
+        for i, agent in enumerate(e.possible_agents):
+            team = game.state.team_of[i]
+            others = [d for t, d in enumerate(deltas) if t != team]
+            assert totals[agent] == pytest.approx(deltas[team] - sum(others) / len(others))
+
+
+def test_episode_match_plays_hands_until_the_match_is_over() -> None:
+    e = env(preset="two-player", episode="match", target=1500)
+    e.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert e.unwrapped.game.is_over
+    assert e.unwrapped.game.hand_number >= 1
+
+
+def _position(config: str, seed: int, steps: int) -> State:
+    """A position reached by random listed legal actions (hands with melds, takes, questions)."""
+    g = Game(CONFIGS[config], seed=seed)
+    rng = random.Random(seed)
+    st = g.state
+    for _ in range(steps):
+        legal = st.legal_actions()
+        if st.is_over or not legal:
+            break
+        melds = [a for a in legal if a.kind in ("meld", "take", "ask")]
+        g.apply(rng.choice(melds) if melds and rng.random() < 0.5 else rng.choice(legal))
+    return g.state
+
+
+positions = hst.tuples(hst.sampled_from(sorted(CONFIGS)), hst.integers(0, 10**6), hst.integers(0, 120))
+
+
+@PROPS
+@given(positions)
+def test_observation_is_unchanged_when_hidden_cards_are_resampled(args: tuple[str, int, int]) -> None:
+    st = _position(*args)
+    rng = random.Random(args[1])
+    for seat in range(st.settings.players):
+        view = st.view(seat)
+        other = resample(view, rng)
+        assert other.hands != st.hands or st.settings.players == 2 or len(st.stock) < 2
+        assert np.array_equal(observe(view), observe(other.view(seat)))
+        if seat == st.turn and not st.is_over:
+            assert np.array_equal(legal_mask(st), legal_mask(other))
+
+
+def _walk(st: State, path: list[int]) -> object:
+    plan: Plan = ()
+    committed = None
+    for index in path:
+        assert legal_mask(st, plan)[index], f"index {index} masked out on the way"
+        plan, committed = step_plan(st, plan, index)
+    return committed
+
+
+@PROPS
+@given(positions)
+def test_every_listed_legal_action_is_reachable(args: tuple[str, int, int]) -> None:
+    st = _position(*args)
+    if st.is_over:
+        return
+    for action in st.legal_actions():
+        committed = _walk(st, indexes_for(st, action))
+        assert committed is not None
+        assert signature(committed) == signature(action)  # type: ignore[arg-type]
+        assert st.check(committed) is None  # type: ignore[arg-type]
+
+
+@PROPS
+@given(positions, hst.integers(0, 3))
+def test_every_masked_in_action_applies(args: tuple[str, int, int], depth: int) -> None:
+    st = _position(*args)
+    if st.is_over:
+        assert not legal_mask(st).any()
+        return
+    rng = random.Random(args[1])
+    plan: Plan = ()
+    for _ in range(depth + 1):
+        mask = legal_mask(st, plan)
+        assert mask.any(), "no way forward"
+        assert mask.shape == (ACTION_COUNT,)
+        staged: list[Plan] = []
+        for index in np.flatnonzero(mask):
+            new_plan, committed = step_plan(st, plan, int(index))
+            if committed is not None:
+                assert st.check(committed) is None, (index, committed)
+                copy = st.copy()
+                copy.apply(committed)
+            elif index >= GROUP_BASE:
+                assert len(new_plan) == len(plan) + 1
+                assert legal_mask(st, new_plan)[CLEAR_I]
+                staged.append(new_plan)
+        if not staged:
+            break
+        plan = rng.choice(staged)
+
+
+def test_the_observation_layout_matches_the_vector() -> None:
+    for preset in PRESETS:
+        e = raw_env(preset)
+        e.reset(seed=1)
+        obs = e.observe(e.agent_selection)["observation"]
+        assert obs.shape == (size(e.settings),) == (sum(n for _, n in layout(e.settings)),)
+
+
+def test_observation_and_mask_of_others_hold_nothing_of_the_seat_to_act() -> None:
+    e = raw_env("classic")
+    e.reset(seed=3)
+    acting = e.agent_selection
+    for agent in e.possible_agents:
+        if agent != acting:
+            assert not e.observe(agent)["action_mask"].any()
+    assert e.observe(acting)["action_mask"].any()
