@@ -69,7 +69,7 @@ def test_core_and_bots_never_import_the_environment_or_the_terminal_game() -> No
 
 def test_the_environment_does_not_import_the_server_or_the_terminal_game() -> None:
     for path in (SRC / "env").rglob("*.py"):
-        for module, level, _ in _imports(path):
+        for module, _level, _ in _imports(path):
             parts = module.split(".")
             assert not {"server", "web", "tui", "textual"} & set(parts), f"{path} imports {module}"
 
