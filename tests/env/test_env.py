@@ -191,3 +191,12 @@ def test_observation_and_mask_of_others_hold_nothing_of_the_seat_to_act() -> Non
         if agent != acting:
             assert not e.observe(agent)["action_mask"].any()
     assert e.observe(acting)["action_mask"].any()
+
+
+def test_docs_state_the_sizes_of_the_spaces() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "env.md").read_text(encoding="utf-8")
+    sizes = {p: size(Settings.preset(p)) for p in ("classic", "two-player", "three-player")}
+    assert f"four players ({sizes['classic']} values; two players {sizes['two-player']}, three players {sizes['three-player']}" in doc
+    assert f"Discrete({ACTION_COUNT})" in doc and f"ACTION_COUNT ({ACTION_COUNT})" in doc

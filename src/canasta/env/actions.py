@@ -196,21 +196,21 @@ def legal_mask(state: State, plan: Plan = ()) -> Mask:
 
 def _stage_mask(state: State, plan: Plan, free: list[int], ranks: Sequence[int], mask: Mask, *, take: bool) -> None:
     staged = {g.rank for g in plan}
-    counts = [0] * 15
-    for c in free:
-        counts[FACE[c]] += 1
-    wilds = [(d, j) for d, j in WILD_COMBOS if d <= counts[F_DEUCE] and j <= counts[F_JOKER]]
+    by_face: list[list[int]] = [[] for _ in range(15)]
+    for c in free:  # sorted, so the first cards of a face are the ones _build_group takes
+        by_face[FACE[c]].append(c)
+    deuces, jokers = by_face[F_DEUCE], by_face[F_JOKER]
+    wilds = [(d, j, tuple(deuces[:d] + jokers[:j])) for d, j in WILD_COMBOS if d <= len(deuces) and j <= len(jokers)]
     for r in ranks:
         if r in staged:
             continue
-        for n in range(counts[r] + 1):
-            for d, j in wilds:
+        naturals = by_face[r]
+        for n in range(len(naturals) + 1):
+            nat = tuple(naturals[:n])
+            for d, j, w in wilds:
                 if not (n or d or j or take):
                     continue
-                g = _build_group(free, r, n, d, j)
-                assert g is not None
-                # a take plan keeps the top card's group first (R8: it holds the top card)
-                groups = plan + (g,)
+                groups = plan + (Group(r, nat + w),)
                 action: Action = TakePile(groups) if take else Meld(groups)
                 if _ok(state, action, staging=True):
                     mask[group_index(r, n, d, j)] = 1

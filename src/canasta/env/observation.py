@@ -52,6 +52,7 @@ def layout(settings: Settings) -> list[tuple[str, int]]:
             (f"seat{k}_known", NUM_CODES),  # cards publicly known in that hand (taken with the pile)
             (f"seat{k}_score", 1),  # the seat's team's cumulative score before this hand
             (f"seat{k}_opening_minimum", 1),
+            (f"seat{k}_side_slot", 1),  # which side slot below holds that seat's melds
         ]
     for s in range(side_slots(settings)):
         blocks += [
@@ -105,14 +106,15 @@ def observe(view: SeatView, plan: tuple[Group, ...] = ()) -> Obs:
         float(s.ask_partner),
     ]
     seats = [(me + k) % p for k in range(p)]
-    for seat in seats:
-        out += [float(view.hand_counts[seat]), float(len(view.red_threes[seat]))]
-        out += counts(view.known[seat])
-        out += [float(view.scores[view.team_of[seat]]), float(view.opening_minimum(seat))]
     slots: list[int] = []
     for seat in seats:
         if view.side_of[seat] not in slots:
             slots.append(view.side_of[seat])
+    for seat in seats:
+        out += [float(view.hand_counts[seat]), float(len(view.red_threes[seat]))]
+        out += counts(view.known[seat])
+        out += [float(view.scores[view.team_of[seat]]), float(view.opening_minimum(seat))]
+        out += [float(slots.index(view.side_of[seat]))]
     for k in range(side_slots(s)):
         if k >= len(slots):
             out += [0.0] * (2 * len(GROUP_RANKS) + 4)
