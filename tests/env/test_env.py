@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ pytest.importorskip("pettingzoo")
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
-from canasta import Game, Settings, State, resample  # noqa: E402
+from canasta import Action, Game, Group, Meld, Settings, State, TakePile, resample  # noqa: E402
 from canasta.env import (  # noqa: E402
     ACTION_COUNT,
     env,
@@ -144,6 +145,56 @@ def test_every_listed_legal_action_is_reachable(args: tuple[str, int, int]) -> N
         assert committed is not None
         assert signature(committed) == signature(action)  # type: ignore[arg-type]
         assert st.check(committed) is None  # type: ignore[arg-type]
+
+
+def _random_group_action(st: State, rng: random.Random) -> Action | None:
+    """A random meld or take built from the hand (often not in the core's list), or None."""
+    from canasta.cards import F_DEUCE, F_JOKER, FACE
+    from canasta.env.actions import GROUP_RANKS
+
+    hand = list(st.hands[st.turn])
+    rng.shuffle(hand)
+    groups = []
+    ranks = list(GROUP_RANKS)
+    rng.shuffle(ranks)
+    for r in ranks[: rng.randint(1, 3)]:
+        nat = [c for c in hand if FACE[c] == r]
+        wild = [c for c in hand if FACE[c] in (F_DEUCE, F_JOKER)]
+        cards = nat[: rng.randint(0, len(nat))] + wild[: rng.randint(0, min(3, len(wild)))]
+        for c in cards:
+            hand.remove(c)
+        groups.append(Group(r, tuple(cards)))
+    if st.phase == "draw":
+        return TakePile(tuple(groups)) if st.pile else None
+    if not all(g.cards for g in groups):
+        return None
+    return Meld(tuple(groups), hand[0] if len(hand) == 1 and rng.random() < 0.5 else None)
+
+
+def test_every_legal_action_is_reachable_along_whole_hands() -> None:
+    """Whole hands of several presets: every listed action that is not a plain draw or discard,
+    and random legal melds and takes the core does not list (three of four kings, say), are
+    reachable through masked-in indexes."""
+    seen: Counter[str] = Counter()
+    for config in ("classic-ask", "three-player", "two-player-quick", "bicycle"):
+        for seed in range(8):
+            g = Game(CONFIGS[config], seed=seed)
+            rng = random.Random(seed)
+            st = g.state
+            while not st.is_over:
+                legal = st.legal_actions()
+                extra = [a for a in (_random_group_action(st, rng) for _ in range(6)) if a and st.check(a) is None]
+                for action in list(legal) + extra:
+                    if action.kind in ("draw", "discard"):
+                        continue
+                    groups = len(getattr(action, "groups", ()))
+                    seen[action.kind + ("+" if groups > 1 else "")] += 1
+                    committed = _walk(st, indexes_for(st, action))
+                    assert committed is not None and signature(committed) == signature(action)  # type: ignore[arg-type]
+                preferred = [a for a in legal if a.kind in ("meld", "take", "ask", "answer")]
+                g.apply(rng.choice(preferred) if preferred and rng.random() < 0.7 else rng.choice(legal))
+    # the walk met every kind of action, several groups at once included
+    assert {"meld", "meld+", "take", "take+", "ask", "answer"} <= set(seen), seen
 
 
 @PROPS

@@ -242,6 +242,8 @@ def indexes_for(state: State, action: Action) -> list[int]:
         groups = list(action.groups)
         if isinstance(action, TakePile) and state.pile:
             top = FACE[state.pile[-1]]
+            if all(g.rank != top for g in groups):
+                groups.append(Group(top, ()))  # the top card's implicit group, made explicit
             groups.sort(key=lambda g: g.rank != top)  # the top card's group first
         out = []
         for g in groups:
