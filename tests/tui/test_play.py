@@ -151,3 +151,51 @@ def test_play_without_textual_says_how_to_install_it_and_exits_2() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert "pip install 'canasta[tui]'" in out.stderr
+
+
+def test_a_one_hand_match_ends_with_the_winner_and_q_quits() -> None:
+    async def run() -> None:
+        session = Session(preset="classic", level="beginner", seed=3, target="one_hand")
+        app = CanastaApp(session, delay=0.0)
+        async with app.run_test(size=(140, 45)) as pilot:
+            for _ in range(300):
+                await wait_for_my_turn(app, pilot)
+                if app.session.game.state.is_over:
+                    break
+                await pilot.press("s", "enter")
+            assert app.session.game.is_over
+            result = screen(app, "result")
+            assert "MATCH OVER, winner:" in result and "going out" in result
+            assert "Match over" in screen(app, "message")
+            await pilot.press("enter")  # no next hand after the match
+            assert app.session.game.hand_number == 1
+            await pilot.press("q")
+        assert not app.is_running
+
+    asyncio.run(run())
+
+
+def test_a_wild_only_group_asks_for_its_rank_and_that_key_is_not_a_command() -> None:
+    from canasta.cards import IS_WILD
+
+    async def run() -> None:
+        for seed in range(60):
+            session = Session(preset="two-player", level="beginner", seed=seed)
+            if session.game.state.turn != 0 or not any(IS_WILD[c] for c in session.hand):
+                continue
+            app = CanastaApp(session, delay=0.0)
+            async with app.run_test(size=(140, 45)) as pilot:
+                await pilot.press("d")
+                session.cursor = next(i for i, c in enumerate(session.hand) if IS_WILD[c])
+                await pilot.press("space", "g")
+                assert "press the rank" in screen(app, "message")
+                await pilot.press("q")  # the rank Q, not quit
+                assert app.is_running
+                assert [g.rank for g in session.staged] == [11]
+                assert "Staged: Q:" in screen(app, "hand")
+                await pilot.press("c")
+                assert not session.staged
+            return
+        raise AssertionError("no seed dealt a wild to the first player")
+
+    asyncio.run(run())

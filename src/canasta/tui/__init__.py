@@ -16,6 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", default="classic", choices=list(PRESETS))
     p.add_argument("--level", default="normal", choices=list(LEVELS), help="the opponents' level")
     p.add_argument("--seed", type=int, help="seed of the deal (for replaying a match)")
+    p.add_argument("--target", choices=["5000", "2500", "1500", "one_hand"], help="match target (default: the preset's)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -28,5 +29,6 @@ def main(args: argparse.Namespace) -> int:
     from .app import CanastaApp
     from .session import Session
 
-    CanastaApp(Session(preset=args.preset, level=args.level, seed=args.seed)).run()
+    target = None if args.target is None else args.target if args.target == "one_hand" else int(args.target)
+    CanastaApp(Session(preset=args.preset, level=args.level, seed=args.seed, target=target)).run()
     return 0

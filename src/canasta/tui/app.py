@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
@@ -183,13 +184,14 @@ class CanastaApp(App[int]):
 
     # ------------------------------------------------------------------ keys
 
-    def on_key(self, event: object) -> None:
-        key = getattr(event, "key", "")
-        if self.wants_rank and isinstance(key, str) and key.lower() in RANK_KEYS:
+    async def on_key(self, event: events.Key) -> None:
+        if self.wants_rank and event.key.lower() in RANK_KEYS:
+            # the rank of a wild-only group: this key is not its usual command (q, t, j, k ...)
+            event.prevent_default()
+            event.stop()
             self.wants_rank = False
-            self.session.stage(key)
+            self.session.stage(event.key)
             self.refresh_all()
-            getattr(event, "stop", lambda: None)()
 
     def action_move(self, step: int) -> None:
         self.session.move(step)

@@ -26,6 +26,7 @@ class Session:
     preset: str = "classic"
     level: str = "normal"
     seed: int | None = None
+    target: int | str | None = None
     human: int = 0
     game: Game = field(init=False)
     log: list[str] = field(default_factory=list)
@@ -38,7 +39,8 @@ class Session:
     def __post_init__(self) -> None:
         from ..bots import PARTNER_LEVEL, computer_seats, make_player
 
-        settings = Settings.preset(self.preset)
+        overrides = {} if self.target is None else {"target": self.target}
+        settings = Settings.preset(self.preset, **overrides)
         self.game = Game(settings, seed=self.seed)
         self.computers = computer_seats(settings.players, self.human, self.level, self.seed)
         self.adviser = make_player(PARTNER_LEVEL, seed=self.seed)
@@ -75,7 +77,8 @@ class Session:
             if not st.stock:
                 return "The stock is empty: t takes the pile, e declines it (ending the hand)."
             return "Your turn: d draws from the stock; select cards and t takes the pile."
-        return "Meld (space selects, g stages a group, m melds) or discard the card under the cursor (x)."
+        ask = "  ? asks your partner 'May I go out?'" if st.settings.ask_partner and st.ask is None else ""
+        return "Meld (space selects, g stages a group, m melds) or discard the card under the cursor (x)." + ask
 
     # ------------------------------------------------------------------ selecting
 
