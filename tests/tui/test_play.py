@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -21,9 +22,12 @@ def screen(app: CanastaApp, name: str) -> str:
 
 
 async def wait_for_my_turn(app: CanastaApp, pilot: object) -> None:
-    for _ in range(400):
+    """Wait while the computer plays (its decisions run in a thread; the machine may be busy)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         st = app.session.game.state
-        if st.is_over or st.turn == app.session.human:
+        if (st.is_over or st.turn == app.session.human) and not app.thinking:
+            await pilot.pause()  # type: ignore[attr-defined]
             return
         await pilot.pause(0.01)  # type: ignore[attr-defined]
     raise AssertionError("the computer never finished its turn")

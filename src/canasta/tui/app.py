@@ -8,9 +8,10 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
-from ..actions import ASK, DECLINE, NO, YES
+from ..actions import ASK, DECLINE, NO, YES, Action
 from ..cards import FACE_TOKEN, card_str
 from ..view import SeatView
 from .session import Session
@@ -120,6 +121,8 @@ class CanastaApp(App[int]):
         self.session = session
         self.delay = delay
         self.wants_rank = False
+        self.thinking = False
+        self.pending: Timer | None = None
         self.title = "Canasta"
 
     def compose(self) -> ComposeResult:
@@ -168,14 +171,35 @@ class CanastaApp(App[int]):
         self.query_one("#message", Static).update(s.message)
 
     def schedule_computer(self) -> None:
+        """Start the computer's next decision after ``delay`` (again if the match changed)."""
         st = self.session.game.state
-        if not st.is_over and st.turn != self.session.human:
-            self.set_timer(max(self.delay, 0.001), self.computer_move)
+        if st.is_over or st.turn == self.session.human or self.thinking:
+            return  # a running decision reschedules itself when it ends
+        if self.pending is not None:
+            self.pending.stop()
+        self.pending = self.set_timer(max(self.delay, 0.001), self.computer_move)
 
     def computer_move(self) -> None:
-        if self.session.computer_step():
+        """Let the computer decide in a thread (Expert searches for up to a second)."""
+        self.pending = None
+        view = self.session.computer_view()
+        if view is None:
+            return
+        self.thinking = True
+        version = self.session.version
+        self.run_worker(lambda: self._think(view, version), thread=True, group="computer")
+
+    def _think(self, view: SeatView, version: int) -> None:
+        assert view.seat is not None
+        action = self.session.computers[view.seat].choose(view)
+        self.call_from_thread(self._computer_chose, view.seat, action, version)
+
+    def _computer_chose(self, seat: int, action: Action, version: int) -> None:
+        self.thinking = False
+        if version == self.session.version:  # else the human undid meanwhile: decide again
+            self.session.computer_play(seat, action)
             self.refresh_all()
-            self.schedule_computer()
+        self.schedule_computer()
 
     def after(self, acted: bool) -> None:
         self.refresh_all()

@@ -35,6 +35,8 @@ class Session:
     staged: list[Group] = field(default_factory=list)
     message: str = ""
     suggestion: Action | None = None
+    #: bumped by every change of the match (a computer's decision for an older one is dropped)
+    version: int = 0
 
     def __post_init__(self) -> None:
         from ..bots import PARTNER_LEVEL, computer_seats, make_player
@@ -168,6 +170,7 @@ class Session:
             self.message = f"Not allowed: {err.message} ({err.section})"
             return False
         self.game.apply(action)
+        self.version += 1
         self.log.append(f"{self.names[self.human]}: {action_to_text(action)}")
         self.clear()
         self.cursor = min(self.cursor, max(0, len(self.hand) - 1))
@@ -226,16 +229,26 @@ class Session:
 
     # ------------------------------------------------------------------ the computer
 
-    def computer_step(self) -> bool:
-        """Let the computer seat to act play one action; False when it is not its turn."""
+    def computer_view(self) -> SeatView | None:
+        """The view of the computer seat to act (what it decides from), or None."""
         st = self.game.state
         if st.is_over or st.turn == self.human:
-            return False
-        seat = st.turn
-        action = self.computers[seat].choose(st.view(seat))
+            return None
+        return st.view(st.turn)
+
+    def computer_play(self, seat: int, action: Action) -> None:
+        """Apply a computer seat's chosen action and log it."""
         self.game.apply(action)
+        self.version += 1
         self.log.append(f"{self.names[seat]}: {action_to_text(action)}")
         self.message = self._after_hand() or self.hint()
+
+    def computer_step(self) -> bool:
+        """Let the computer seat to act play one action; False when it is not its turn."""
+        view = self.computer_view()
+        if view is None or view.seat is None:
+            return False
+        self.computer_play(view.seat, self.computers[view.seat].choose(view))
         return True
 
     # ------------------------------------------------------------------ help
@@ -280,6 +293,7 @@ class Session:
         record["hands"][-1]["actions"].pop()
         try:
             self.game = Game.from_record(record)
+            self.version += 1
         except (CanastaError, IllegalAction) as e:  # pragma: no cover - replays are exact
             self.message = f"cannot undo: {e.message}"
             return False
@@ -292,6 +306,7 @@ class Session:
         if not self.game.state.is_over or self.game.is_over:
             return False
         self.game.next_hand()
+        self.version += 1
         self.log.append(f"— hand {self.game.hand_number} —")
         self.clear()
         self.cursor = 0
