@@ -40,9 +40,20 @@ def test_pettingzoo_api_test(preset: str) -> None:
     api_test(env(preset=preset), num_cycles=200)
 
 
-@pytest.mark.parametrize("preset", ["classic", "three-player"])
+def test_pettingzoo_api_test_with_may_i_go_out() -> None:
+    api_test(env(preset="classic", ask_partner=True, episode="match", target=1500), num_cycles=300)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
 def test_pettingzoo_seed_test(preset: str) -> None:
     seed_test(lambda: env(preset=preset), num_cycles=100)
+
+
+def test_render_ansi_shows_the_table() -> None:
+    e = env(preset="two-player", render_mode="ansi")
+    e.reset(seed=1)
+    text = e.render()
+    assert "Hand 1" in text and "stock" in text
 
 
 def _random_episode(e: object, seed: int) -> list[tuple[str, bytes, float]]:

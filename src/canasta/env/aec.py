@@ -132,6 +132,7 @@ class CanastaEnv(AECEnv[str, dict[str, Any], int]):
             raise ValueError(f"action {index} is masked out for {agent}")
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.infos = {a: {} for a in self.agents}
         st = self.core_state
         self.plan, core = step_plan(st, self.plan, index)
         if core is not None:
@@ -164,6 +165,7 @@ class CanastaEnv(AECEnv[str, dict[str, Any], int]):
             game.next_hand()
 
     def render(self) -> str | None:
+        """With ``render_mode="ansi"``: the whole table, every hand shown (for people debugging)."""
         if self.render_mode != "ansi":
             return None
         from ..cli import describe_state
