@@ -46,6 +46,7 @@ from ..cards import (
     sort_key,
 )
 from ..state import State
+from ..view import SeatView
 
 DRAW_I, TAKE_I, MELD_I, CLEAR_I, ASK_I, YES_I, NO_I, DECLINE_I = range(8)
 DISCARD_BASE = 8
@@ -116,8 +117,9 @@ def signature(action: Action) -> tuple[object, ...]:
     return (action.kind, tuple(action))
 
 
-def _free_cards(state: State, plan: Plan) -> list[int]:
-    hand = sorted(state.hands[state.turn], key=sort_key)
+def _free_cards(view: SeatView, plan: Plan) -> list[int]:
+    assert view.hand is not None
+    hand = sorted(view.hand, key=sort_key)
     for g in plan:
         for c in g.cards:
             hand.remove(c)
@@ -160,8 +162,12 @@ def _ok(state: State, action: Action, *, staging: bool) -> bool:
     return err is None or (staging and err.code in CURABLE)
 
 
-def legal_mask(state: State, plan: Plan = ()) -> Mask:
-    """The legal-action mask for the seat to act, given its staged plan."""
+def legal_mask(state: State, plan: Plan = (), view: SeatView | None = None) -> Mask:
+    """The legal-action mask for the seat to act, given its staged plan.
+
+    Reads the hand and the pile from the seat's ``view`` (built when not given); the state
+    only answers ``check``.
+    """
     mask = np.zeros(ACTION_COUNT, dtype=np.int8)
     phase = state.phase
     if phase == "over":
@@ -171,14 +177,16 @@ def legal_mask(state: State, plan: Plan = ()) -> Mask:
         return mask
     if plan:
         mask[CLEAR_I] = 1
-    free = _free_cards(state, plan)
+    if view is None:
+        view = state.view(state.turn)
+    free = _free_cards(view, plan)
     if phase == "draw":
         if not plan:
             for i in (DRAW_I, DECLINE_I):
                 mask[i] = state.check(_commit(state, plan, i)) is None  # type: ignore[arg-type]
-        if state.pile:
+        if view.pile:
             mask[TAKE_I] = state.check(TakePile(plan)) is None
-            top_rank = FACE[state.pile[-1]]
+            top_rank = FACE[view.pile[-1]]
             if top_rank in GROUP_RANKS:
                 ranks = [top_rank] if not plan else [r for r in GROUP_RANKS if r != top_rank]
                 _stage_mask(state, plan, free, ranks, mask, take=True)
@@ -216,7 +224,7 @@ def _stage_mask(state: State, plan: Plan, free: list[int], ranks: Sequence[int],
                     mask[group_index(r, n, d, j)] = 1
 
 
-def step_plan(state: State, plan: Plan, index: int) -> tuple[Plan, Action | None]:
+def step_plan(state: State, plan: Plan, index: int, view: SeatView | None = None) -> tuple[Plan, Action | None]:
     """Apply an index to the plan: (new plan, the core action to commit or None).
 
     Raises ``ValueError`` for an index outside the space; legality is the mask's business.
@@ -227,7 +235,7 @@ def step_plan(state: State, plan: Plan, index: int) -> tuple[Plan, Action | None
         return (), None
     if index >= GROUP_BASE:
         r, n, d, j = group_of(index)
-        g = _build_group(_free_cards(state, plan), r, n, d, j)
+        g = _build_group(_free_cards(view or state.view(state.turn), plan), r, n, d, j)
         if g is None or any(x.rank == r for x in plan):
             raise ValueError(f"cannot stage {describe(index)} with this hand and plan")
         return plan + (g,), None
@@ -240,8 +248,9 @@ def indexes_for(state: State, action: Action) -> list[int]:
         return [DISCARD_BASE + action.card]
     if isinstance(action, (Meld, TakePile)):
         groups = list(action.groups)
-        if isinstance(action, TakePile) and state.pile:
-            top = FACE[state.pile[-1]]
+        pile = state.view(None).pile
+        if isinstance(action, TakePile) and pile:
+            top = FACE[pile[-1]]
             if all(g.rank != top for g in groups):
                 groups.append(Group(top, ()))  # the top card's implicit group, made explicit
             groups.sort(key=lambda g: g.rank != top)  # the top card's group first

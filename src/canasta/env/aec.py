@@ -13,6 +13,7 @@ from pettingzoo.utils import AgentSelector
 from ..actions import Action
 from ..game import Game
 from ..rules import Settings
+from ..view import SeatView
 from .actions import ACTION_COUNT, Mask, Plan, legal_mask, step_plan
 from .observation import Obs, observe, size
 
@@ -63,6 +64,7 @@ class CanastaEnv(AECEnv[str, dict[str, Any], int]):
         self.plan: Plan = ()
         self.last_action: Action | None = None
         self._mask: Mask | None = None
+        self._view: SeatView | None = None
 
     # ------------------------------------------------------------------ spaces
 
@@ -98,26 +100,36 @@ class CanastaEnv(AECEnv[str, dict[str, Any], int]):
     def seat(self, agent: str) -> int:
         return self.possible_agents.index(agent)
 
-    def _sync(self) -> None:
-        """Point agent_selection at the seat to act and forget the cached mask."""
+    def _sync(self, changed: bool = True) -> None:
+        """Point agent_selection at the seat to act; forget the cached mask (and the view if the hand changed)."""
         self._mask = None
+        if changed:
+            self._view = None
         st = self.core_state
         if not st.is_over:
             self.agent_selection = self.possible_agents[st.turn]
         elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]
 
+    def acting_view(self) -> SeatView:
+        """The view of the seat to act (built once per step)."""
+        if self._view is None:
+            st = self.core_state
+            self._view = st.view(st.turn)
+        return self._view
+
     def mask(self) -> Mask:
         """The legal-action mask of the agent to act."""
         if self._mask is None:
-            self._mask = legal_mask(self.core_state, self.plan)
+            self._mask = legal_mask(self.core_state, self.plan, self.acting_view())
         return self._mask
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self.seat(agent)
         st = self.core_state
         mine = seat == st.turn and not st.is_over
-        obs: Obs = observe(st.view(seat), self.plan if mine else ())
+        view = self.acting_view() if mine else st.view(seat)
+        obs: Obs = observe(view, self.plan if mine else ())
         mask = self.mask().copy() if mine and agent == self.agent_selection else np.zeros(ACTION_COUNT, np.int8)
         return {"observation": obs, "action_mask": mask}
 
@@ -134,7 +146,7 @@ class CanastaEnv(AECEnv[str, dict[str, Any], int]):
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.infos = {a: {} for a in self.agents}
         st = self.core_state
-        self.plan, core = step_plan(st, self.plan, index)
+        self.plan, core = step_plan(st, self.plan, index, self.acting_view())
         if core is not None:
             assert self.game is not None
             self.game.apply(core)
@@ -144,7 +156,7 @@ class CanastaEnv(AECEnv[str, dict[str, Any], int]):
         self.steps += 1
         if self.max_steps is not None and self.steps >= self.max_steps and not any(self.terminations.values()):
             self.truncations = dict.fromkeys(self.agents, True)
-        self._sync()
+        self._sync(changed=core is not None)
         self._accumulate_rewards()
 
     def _hand_over(self) -> None:
@@ -154,8 +166,9 @@ class CanastaEnv(AECEnv[str, dict[str, Any], int]):
         assert result is not None
         deltas = result.team_deltas
         teams = len(deltas)
+        teams_of = game.state.view(None).team_of
         for agent in self.agents:
-            team = game.state.team_of[self.seat(agent)]
+            team = teams_of[self.seat(agent)]
             others = [d for t, d in enumerate(deltas) if t != team]
             self.rewards[agent] = float(deltas[team] - sum(others) / max(1, teams - 1))
             self.infos[agent] = {"hand_result": result.to_json(), "scores": list(game.scores)}

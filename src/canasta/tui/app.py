@@ -65,12 +65,12 @@ def table_text(view: SeatView, names: tuple[str, ...]) -> str:
 
 def result_text(session: Session) -> str:
     """End-of-hand scores for every side, and the match result when it is over."""
-    st = session.game.state
-    r = st.result
+    view = session.view
+    r = view.result
     if r is None:
         return ""
     names = session.names
-    lines = [f"Hand {st.hand_number} over: {r.reason.replace('_', ' ')}" + (f", {names[r.went_out]} went out" + (" concealed" if r.concealed else "") if r.went_out is not None else "")]
+    lines = [f"Hand {view.hand_number} over: {r.reason.replace('_', ' ')}" + (f", {names[r.went_out]} went out" + (" concealed" if r.concealed else "") if r.went_out is not None else "")]
     for s in r.sides:
         who = "/".join(names[i] for i in s.seats)
         lines.append(
@@ -80,7 +80,7 @@ def result_text(session: Session) -> str:
     game = session.game
     lines.append("Totals: " + ", ".join(str(x) for x in game.scores))
     if game.is_over:
-        winners = ", ".join("/".join(names[i] for i in range(len(names)) if st.team_of[i] == t) for t in game.winners)
+        winners = ", ".join("/".join(names[i] for i in range(len(names)) if view.team_of[i] == t) for t in game.winners)
         lines.append(f"MATCH OVER, winner: {winners}")
     return "\n".join(lines)
 

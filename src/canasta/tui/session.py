@@ -68,18 +68,18 @@ class Session:
 
     def hint(self) -> str:
         """What the human should do next, in words."""
-        st = self.game.state
-        if st.is_over:
+        view = self.view
+        if self.game.state.is_over:
             return "Match over: press q to quit." if self.game.is_over else "Hand over: press Enter for the next hand."
-        if st.turn != self.human:
-            return f"{self.names[st.turn]} is thinking…"
-        if st.phase == "ask":
-            return f"{self.names[st.asker or 0]} asks: May I go out?  y = yes, n = no"
-        if st.phase == "draw":
-            if not st.stock:
+        if view.turn != self.human:
+            return f"{self.names[view.turn]} is thinking…"
+        if view.phase == "ask":
+            return f"{self.names[view.asker or 0]} asks: May I go out?  y = yes, n = no"
+        if view.phase == "draw":
+            if not view.stock_size:
                 return "The stock is empty: t takes the pile, e declines it (ending the hand)."
             return "Your turn: d draws from the stock; select cards and t takes the pile."
-        ask = "  ? asks your partner 'May I go out?'" if st.settings.ask_partner and st.ask is None else ""
+        ask = "  ? asks your partner 'May I go out?'" if view.settings.ask_partner and view.ask is None else ""
         return "Meld (space selects, g stages a group, m melds) or discard the card under the cursor (x)." + ask
 
     # ------------------------------------------------------------------ selecting
@@ -183,8 +183,8 @@ class Session:
         return self.act(DRAW)
 
     def take(self) -> bool:
-        st = self.game.state
-        top = FACE[st.pile[-1]] if st.pile else None
+        top = self.view.pile_top
+        top = None if top is None else FACE[top]
         try:
             plan = self._plan(top)
         except ValueError as e:
@@ -219,12 +219,12 @@ class Session:
         return self.act(action)
 
     def _after_hand(self) -> str | None:
-        st = self.game.state
-        if not st.is_over:
+        view = self.view
+        if not self.game.state.is_over:
             return None
-        r = st.result
+        r = view.result
         assert r is not None
-        lines = [f"Hand {st.hand_number} over ({r.reason.replace('_', ' ')})."]
+        lines = [f"Hand {view.hand_number} over ({r.reason.replace('_', ' ')})."]
         return " ".join(lines) + (" Match over: press q to quit." if self.game.is_over else " Press Enter for the next hand.")
 
     # ------------------------------------------------------------------ the computer
@@ -276,13 +276,15 @@ class Session:
 
     def undoable(self) -> bool:
         """R15: the human's melds of this turn, or the discard until the next seat has acted."""
-        st = self.game.state
-        actions = self.game.hands[-1].actions
-        if st.is_over or not actions or not st.history or st.history[-1].seat != self.human:
+        if self.game.state.is_over:
             return False
-        kind = actions[-1].kind
+        view = self.view
+        history = view.history
+        if not history or history[-1].seat != self.human or history[-1].action is None:
+            return False
+        kind = history[-1].action.kind
         if kind == "meld":
-            return st.turn == self.human
+            return view.turn == self.human
         return kind == "discard"
 
     def undo(self) -> bool:
