@@ -33,6 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from .. import SeatView, State
 from ..actions import ASK, DECLINE, DRAW, NO, YES, Action, Discard, Group, Meld, TakePile
 from ..cards import (
     F_BLACK3,
@@ -45,8 +46,6 @@ from ..cards import (
     card_str,
     sort_key,
 )
-from ..state import State
-from ..view import SeatView
 
 DRAW_I, TAKE_I, MELD_I, CLEAR_I, ASK_I, YES_I, NO_I, DECLINE_I = range(8)
 DISCARD_BASE = 8

@@ -10,10 +10,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector
 
-from ..actions import Action
-from ..game import Game
-from ..rules import Settings
-from ..view import SeatView
+from .. import Action, Game, SeatView, Settings
 from .actions import ACTION_COUNT, Mask, Plan, legal_mask, step_plan
 from .observation import Obs, observe, size
 

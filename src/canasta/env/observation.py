@@ -10,10 +10,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..actions import Group
+from .. import Group, SeatView, Settings
 from ..cards import NUM_CODES
-from ..rules import Settings
-from ..view import SeatView
 from .actions import GROUP_RANKS
 
 PHASES = ("draw", "play", "ask", "over")

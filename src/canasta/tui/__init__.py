@@ -10,8 +10,8 @@ INSTALL = "canasta play needs Textual: pip install 'canasta[tui]'  (or: pip inst
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``canasta play``."""
+    from .. import PRESETS
     from ..bots import LEVELS
-    from ..rules import PRESETS
 
     p.add_argument("--preset", default="classic", choices=list(PRESETS))
     p.add_argument("--level", default="normal", choices=list(LEVELS), help="the opponents' level")

@@ -11,9 +11,9 @@ from textual.binding import Binding, BindingType
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
+from .. import SeatView
 from ..actions import ASK, DECLINE, NO, YES, Action
 from ..cards import FACE_TOKEN, card_str
-from ..view import SeatView
 from .session import Session
 
 RED = {"D", "H"}

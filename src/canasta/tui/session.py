@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import CanastaError, Game, IllegalAction, SeatView, Settings
 from ..actions import Action, Discard, Group, Meld, TakePile, action_to_text
 from ..cards import F_BLACK3, FACE, FACE_TOKEN, IS_WILD, MELD_FACES, TOKEN_FACE, card_str
-from ..errors import CanastaError, IllegalAction
-from ..game import Game
-from ..rules import Settings
-from ..view import SeatView
 
 SEAT_NAMES = {2: ("You", "North"), 3: ("You", "West", "East"), 4: ("You", "West", "Partner", "East")}
 
