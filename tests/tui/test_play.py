@@ -40,6 +40,8 @@ def test_turns_a_meld_undo_and_a_whole_hand_with_the_keyboard() -> None:
         async with app.run_test(size=(140, 45)) as pilot:
             await wait_for_my_turn(app, pilot)
             assert "Your hand:" in screen(app, "hand")
+            await pilot.press("h")
+            assert "s suggestion" in screen(app, "message")
             assert "Pile: top" in screen(app, "table") and "Stock:" in screen(app, "table")
             # an illegal discard before drawing is refused with the rule's reason
             await pilot.press("x")

@@ -17,6 +17,12 @@ from ..cards import FACE_TOKEN, card_str
 from .session import Session
 
 RED = {"D", "H"}
+HELP = (
+    "← → cursor · space select · g stage the selection as a group (wilds only: then press its rank) · "
+    "m meld the staged groups and the selection · t take the pile with them · x discard (with staged "
+    "groups: go out) · d draw · s suggestion, Enter plays it · u undo · c clear · ? ask partner · "
+    "y/n answer · e decline the pile · Enter next hand · q quit"
+)
 RANK_KEYS = set("a456789tjqk")
 
 
@@ -113,6 +119,7 @@ class CanastaApp(App[int]):
         Binding("n", "answer(False)", "no", show=False),
         Binding("question_mark", "ask", "ask partner", show=False),
         Binding("e", "decline", "decline", show=False),
+        Binding("h", "help", "help"),
         Binding("q", "quit", "quit"),
     ]
 
@@ -279,6 +286,10 @@ class CanastaApp(App[int]):
             self.after(s.next_hand())
         elif self._mine():
             self.after(s.play_suggestion())
+
+    def action_help(self) -> None:
+        self.session.message = HELP
+        self.refresh_all()
 
     def action_undo(self) -> None:
         self.after(self.session.undo())
