@@ -11,14 +11,18 @@ import pytest
 
 pytest.importorskip("textual")
 
-from textual.widgets import Static  # noqa: E402
+from textual.widgets import RichLog, Static  # noqa: E402
 
 from canasta.tui.app import CanastaApp  # noqa: E402
 from canasta.tui.session import Session  # noqa: E402
 
 
 def screen(app: CanastaApp, name: str) -> str:
-    return str(app.query_one(f"#{name}", Static).content)
+    widget = app.query_one(f"#{name}")
+    if isinstance(widget, RichLog):
+        return "\n".join(line.text for line in widget.lines)
+    assert isinstance(widget, Static)
+    return str(widget.content)
 
 
 async def wait_for_my_turn(app: CanastaApp, pilot: object) -> None:

@@ -9,7 +9,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, RichLog, Static
 
 from .. import SeatView
 from ..actions import ASK, DECLINE, NO, YES, Action
@@ -37,7 +37,8 @@ def table_text(view: SeatView, names: tuple[str, ...]) -> str:
     me = view.seat or 0
     lines = []
     teams = [f"{'/'.join(n for i, n in enumerate(names) if view.team_of[i] == t)} {score}" for t, score in enumerate(view.scores)]
-    lines.append(f"Hand {view.hand_number} · {view.settings.name} · target {view.settings.target} · scores before this hand: " + ", ".join(teams))
+    target = str(view.settings.target).replace("_", " ")
+    lines.append(f"Hand {view.hand_number} · {view.settings.name} to {target} · scores: " + " · ".join(teams))
     done: list[int] = []
     for seat in [(me + k) % view.players for k in range(view.players)]:
         side = view.side_of[seat]
@@ -96,7 +97,7 @@ class CanastaApp(App[int]):
 
     CSS = """
     #table { border: round $accent; padding: 0 1; }
-    #log { border: round $panel; height: 8; padding: 0 1; }
+    #log { border: round $panel; height: 1fr; min-height: 3; padding: 0 1; }
     #hand { border: round $success; padding: 0 1; }
     #message { padding: 0 1; }
     #result { padding: 0 1; color: $warning; }
@@ -129,12 +130,13 @@ class CanastaApp(App[int]):
         self.delay = delay
         self.wants_rank = False
         self.thinking = False
+        self.logged = 0  # log lines already written to the screen
         self.pending: Timer | None = None
         self.title = "Canasta"
 
     def compose(self) -> ComposeResult:
         yield Static(id="table", markup=False)
-        yield Static(id="log", markup=False)
+        yield RichLog(id="log", markup=False, wrap=True, max_lines=500)
         yield Static(id="result", markup=False)
         yield Static(id="hand", markup=False)
         yield Static(id="message", markup=False)
@@ -172,7 +174,10 @@ class CanastaApp(App[int]):
         s = self.session
         view = s.view
         self.query_one("#table", Static).update(table_text(view, s.names))
-        self.query_one("#log", Static).update("\n".join(s.log[-6:]) or "(moves appear here)")
+        log = self.query_one("#log", RichLog)
+        for line in s.log[self.logged :]:
+            log.write(line)
+        self.logged = len(s.log)
         self.query_one("#result", Static).update(result_text(s))
         self.query_one("#hand", Static).update(self.hand_text())
         self.query_one("#message", Static).update(s.message)
