@@ -58,7 +58,7 @@ def table_text(view: SeatView, names: tuple[str, ...]) -> str:
         reds = " ".join(card_str(c) for c in view.red_threes[seat])
         known = " ".join(card_str(c) for c in view.known[seat]) if seat != me else ""
         lines.append(
-            f"  {names[seat]:8} {view.hand_counts[seat]:2} cards"
+            f"  {names[seat]:8} {view.hand_counts[seat]:2} card{'' if view.hand_counts[seat] == 1 else 's'}"
             + (f"  red threes {reds}" if reds else "")
             + (f"  known {known}" if known else "")
             + ("  ◀ to act" if view.turn == seat and view.result is None else "")
@@ -85,7 +85,8 @@ def result_text(session: Session) -> str:
             f" + going out {s.going_out} - in hand {s.hand_penalty} = {s.total}"
         )
     game = session.game
-    lines.append("Totals: " + ", ".join(str(x) for x in game.scores))
+    team_names = ["/".join(names[i] for i in range(len(names)) if view.team_of[i] == t) for t in range(len(game.scores))]
+    lines.append("Totals: " + " · ".join(f"{n} {x}" for n, x in zip(team_names, game.scores, strict=True)))
     if game.is_over:
         winners = ", ".join("/".join(names[i] for i in range(len(names)) if view.team_of[i] == t) for t in game.winners)
         lines.append(f"MATCH OVER, winner: {winners}")
