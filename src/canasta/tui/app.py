@@ -272,15 +272,15 @@ class CanastaApp(App[int]):
 
     def action_ask(self) -> None:
         if self._mine():
-            self.after(self.session.simple(ASK))
+            self.after(self.session.act(ASK))
 
     def action_answer(self, yes: bool) -> None:
         if self._mine():
-            self.after(self.session.simple(YES if yes else NO))
+            self.after(self.session.act(YES if yes else NO))
 
     def action_decline(self) -> None:
         if self._mine():
-            self.after(self.session.simple(DECLINE))
+            self.after(self.session.act(DECLINE))
 
     def action_suggest(self) -> None:
         self.session.suggest()

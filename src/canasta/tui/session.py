@@ -10,8 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import CanastaError, Game, IllegalAction, SeatView, Settings
-from ..actions import Action, Discard, Group, Meld, TakePile, action_to_text
+from ..actions import DRAW, Action, Discard, Group, Meld, TakePile, action_to_text
 from ..cards import F_BLACK3, FACE, FACE_TOKEN, IS_WILD, MELD_FACES, TOKEN_FACE, card_str
+
+
+class NeedsRank(ValueError):
+    """Only wild cards are selected: the group's rank must be named."""
+
 
 SEAT_NAMES = {2: ("You", "North"), 3: ("You", "West", "East"), 4: ("You", "West", "Partner", "East")}
 
@@ -122,7 +127,7 @@ class Session:
         if faces:
             rank = faces.pop()
         if rank is None:
-            raise ValueError("only wild cards selected: press the rank they go to (A 4-9 T J Q K)")
+            raise NeedsRank("only wild cards selected: press the rank they go to (A 4-9 T J Q K)")
         return Group(rank, cards)
 
     def stage(self, rank_token: str | None = None) -> bool:
@@ -130,9 +135,12 @@ class Session:
         rank = TOKEN_FACE.get(rank_token.upper()) if rank_token else None
         try:
             g = self._selection_group(rank)
+        except NeedsRank as e:
+            self.message = str(e)
+            return False
         except ValueError as e:
             self.message = str(e)
-            return "only wild" not in str(e)
+            return True
         if g is None:
             self.message = "select cards first (space)"
             return True
@@ -175,8 +183,6 @@ class Session:
         return True
 
     def draw(self) -> bool:
-        from ..actions import DRAW
-
         return self.act(DRAW)
 
     def take(self) -> bool:
@@ -212,17 +218,14 @@ class Session:
             return self.act(Meld(tuple(self.staged), card))
         return self.act(Discard(card))
 
-    def simple(self, action: Action) -> bool:
-        return self.act(action)
-
     def _after_hand(self) -> str | None:
         view = self.view
         if not self.game.state.is_over:
             return None
         r = view.result
         assert r is not None
-        lines = [f"Hand {view.hand_number} over ({r.reason.replace('_', ' ')})."]
-        return " ".join(lines) + (" Match over: press q to quit." if self.game.is_over else " Press Enter for the next hand.")
+        then = "Match over: press q to quit." if self.game.is_over else "Press Enter for the next hand."
+        return f"Hand {view.hand_number} over ({r.reason.replace('_', ' ')}). {then}"
 
     # ------------------------------------------------------------------ the computer
 
