@@ -210,3 +210,31 @@ def test_a_wild_only_group_asks_for_its_rank_and_that_key_is_not_a_command() -> 
         raise AssertionError("no seed dealt a wild to the first player")
 
     asyncio.run(run())
+
+
+def test_r15_undo_takes_back_melds_and_the_discard_but_never_a_draw() -> None:
+    """The session alone (no screen): what undo may take back, and that it restores the hand."""
+    for seed in range(80):
+        s = Session(preset="two-player", level="beginner", seed=seed)
+        while s.computer_step():
+            pass
+        assert s.draw()
+        assert not s.undoable()  # drawing from the stock is never undone
+        meld = next((a for a in s.game.state.legal_actions() if a.kind == "meld" and a.discard is None), None)
+        if meld is None:
+            continue
+        hand = s.hand
+        assert s.act(meld)
+        assert s.undoable() and s.undo()
+        assert s.hand == hand and not s.view.melds[0]
+        assert not s.undoable()  # back to just after the draw
+        assert s.act(meld)
+        card = s.hand[0]
+        assert s.discard()
+        assert s.undoable()  # the next seat has not acted yet
+        assert s.undo() and card in s.hand and s.view.turn == 0
+        assert s.discard()
+        assert s.computer_step()
+        assert not s.undoable()  # the next seat has acted
+        return
+    raise AssertionError("no seed gave a meld after the first draw")
