@@ -34,7 +34,7 @@ run() {
 }
 
 echo "== static checks"
-.venv/bin/python -m ruff check src tests bench scripts
+.venv/bin/python -m ruff check src tests bench scripts examples
 .venv/bin/python -m mypy
 echo "== engine, bots and server tests"
 run -q -p no:cacheprovider tests --ignore=tests/browser

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "canasta"
-UPPER = ("server", "bots", "web")
+UPPER = ("server", "bots", "web", "env", "tui")
 
 
 def _imports(path: Path) -> list[tuple[str, int, bool]]:
@@ -54,6 +54,24 @@ def test_bots_do_not_import_the_server() -> None:
         for module, level, _ in _imports(path):
             name = module if level == 0 else module
             assert "server" not in name.split(".") and "web" not in name.split("."), f"{path} imports {module}"
+
+
+def test_core_and_bots_never_import_the_environment_or_the_terminal_game() -> None:
+    files = core_files() + list((SRC / "bots").rglob("*.py"))
+    for path in files:
+        for module, level, lazy in _imports(path):
+            parts = ("canasta." + module if level else module).split(".")
+            for layer in ("env", "tui"):
+                if layer in parts[:3] or parts[0] in ("pettingzoo", "gymnasium", "numpy", "textual"):
+                    # only the command-line front end may reach up, and only lazily
+                    assert path.name == "cli.py" and lazy, f"{path} imports {module}"
+
+
+def test_the_environment_does_not_import_the_server_or_the_terminal_game() -> None:
+    for path in (SRC / "env").rglob("*.py"):
+        for module, _level, _ in _imports(path):
+            parts = module.split(".")
+            assert not {"server", "web", "tui", "textual"} & set(parts), f"{path} imports {module}"
 
 
 def test_layering_check_finds_files() -> None:

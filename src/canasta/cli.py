@@ -180,6 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-access-log", action="store_true", help="do not log each request")
     s.set_defaults(func=cmd_serve)
     sub.add_parser("arena", help="pit computer players against each other on duplicate deals", add_help=False)
+    from . import tui
+
+    tui.add_arguments(pl := sub.add_parser("play", help="play a match against the computer in the terminal (Textual)"))
+    pl.set_defaults(func=tui.main)
     return p
 
 
