@@ -7,7 +7,6 @@ import asyncio
 import dataclasses
 import json
 import random
-
 from typing import Any
 
 import anyio

@@ -119,12 +119,9 @@ class Tables:
             row = await self.store.load_table(table_id)
             if row is None:
                 return None
+            changes = await self.store.load_log(table_id, row.snapshot_seq)
             try:
-                table = Table.from_row(
-                    row,
-                    self.store,
-                    config=self.config,
-                )
+                table = Table.from_row(row, self.store, log=changes, config=self.config)
             except Exception:  # a record the core no longer replays: report it, serve the others
                 log.exception("table %s: its record does not replay", table_id)
                 return None
