@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import logging
 import random
+import time
 import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
 from .limits import TokenBucket
+from .metrics import Metrics
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
 from .protocol import (
     MAX_DELAY_MS,
@@ -135,6 +137,8 @@ class Table:
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._settings_bucket = TokenBucket(config.settings_rate, config.settings_burst)
         self._probe: asyncio.Task[None] | None = None
+        #: the process's metrics (set by the table set; None in tests that build tables alone)
+        self.metrics: Metrics | None = None
         self._players: dict[int, ComputerPlayer] = {}
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -407,14 +411,23 @@ class Table:
                 conn.send(self.state_message(conn, "storage"))
             self._schedule_bot()
         elif isinstance(item, _Incoming):
+            started = time.perf_counter()
+            kind = "?"
             try:
-                await self._message(item.conn, item.raw)
+                kind = await self._message(item.conn, item.raw)
             except TableError as e:
+                if self.metrics is not None:
+                    self.metrics.errors.labels(e.code).inc()
                 item.conn.send(
                     error_message(e.code, e.message, version=self.version, section=e.section)
                 )
+            if self.metrics is not None:
+                self.metrics.messages.labels(kind).inc()
+                if kind == "action":
+                    self.metrics.action_seconds.observe(time.perf_counter() - started)
 
-    async def _message(self, conn: Conn, raw: str | bytes) -> None:
+    async def _message(self, conn: Conn, raw: str | bytes) -> str:
+        """Handle one client message; returns its type (for the metrics)."""
         try:
             msg = json.loads(raw)
         except (ValueError, RecursionError) as e:
@@ -430,6 +443,7 @@ class Table:
             if not self.storage_ok:
                 raise TableError(*_STORAGE_DOWN)
         await handler(conn, msg)
+        return str(kind)
 
     async def _changed(self, change: str, **entry: Any) -> None:
         """After every change: bump the version and commit the change (a log row, the small
