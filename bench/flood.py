@@ -51,9 +51,10 @@ def free_port() -> int:
 class ServerProcess:
     """``canasta.server.run`` in a child process on a free loopback port."""
 
-    def __init__(self, db: str, code: str = SERVER) -> None:
+    def __init__(self, db: str, code: str = SERVER, args: tuple[str, ...] = ()) -> None:
         self.db = db
         self.code = code
+        self.args = args
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -64,7 +65,7 @@ class ServerProcess:
     def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", self.code, self.db, str(self.port)],
+            [sys.executable, "-c", self.code, self.db, str(self.port), *self.args],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

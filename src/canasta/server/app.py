@@ -24,6 +24,7 @@ from .config import MAX_BODY_BYTES, ServerConfig
 from .conn import CLOSE_POLICY, CLOSE_TRY_AGAIN, Conn
 from .db import AccountRow, Store, resolve_db_url
 from .limits import Counter, KeyedLimiter
+from .metrics import CONTENT_TYPE_LATEST
 from .players import LEVELS
 from .protocol import MAX_MESSAGE_BYTES, error_message
 from .security import SecurityMiddleware, client_address
@@ -272,6 +273,21 @@ def create_app(
         if page.is_file():
             return FileResponse(page)
         return HTMLResponse(_PLACEHOLDER)
+
+    @app.get("/healthz")
+    async def healthz() -> JSONResponse:
+        """200 while this process serves and its database answers; 503 otherwise."""
+        try:
+            await store.ping()
+        except Exception:
+            return JSONResponse({"status": "unavailable", "storage": "unavailable"}, status_code=503)
+        return JSONResponse({"status": "ok", "storage": "ok", "tables": len(tables)})
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        if not config.metrics:
+            raise ApiError(404, "not_found", "metrics are off on this server")
+        return Response(tables.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:

@@ -26,6 +26,8 @@ class ServerConfig:
     allow_seeds: bool = False
     #: serve ``/docs`` and ``/openapi.json``
     api_docs: bool = False
+    #: serve Prometheus metrics at ``/metrics`` (counts only: no identities, no cards)
+    metrics: bool = True
     #: the fastest a computer seat may move (ms), whatever delay a client asks for
     min_bot_delay_ms: int = 150
 

@@ -17,8 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, select, text, update
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -39,7 +50,9 @@ class Base(DeclarativeBase):
 
 
 class TableRow(Base):
-    """A table: its match record plus the table state the record does not hold."""
+    """A table: the table state the record does not hold (current, small, rewritten with each
+    change), and a snapshot of the match record as of change ``snapshot_seq``; the changes
+    after it are rows of :class:`TableLogRow`."""
 
     __tablename__ = "tables"
 
@@ -55,10 +68,29 @@ class TableRow(Base):
     viewer: Mapped[int | None] = mapped_column(Integer, nullable=True)
     hands_counted: Mapped[int] = mapped_column(Integer, default=0)
     match_counted: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: the version (log sequence number) the ``record`` snapshot is at
+    snapshot_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
     updated_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), default=now, index=True
     )
+
+
+class TableLogRow(Base):
+    """One accepted change of a table: its sequence number is the version it produced.
+
+    The primary key (table, seq) is the last guard against two writers: a second writer of
+    the same version cannot commit.
+    """
+
+    __tablename__ = "table_log"
+
+    table_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entry: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 class AccountRow(Base):
@@ -377,20 +409,64 @@ class Store:
                     for key, value in values.items():
                         setattr(row, key, value)
                 row.updated_at = now()
-            for delta in deltas or ():
-                stats = await s.get(StatsRow, delta.profile)
-                if stats is None:
-                    stats = StatsRow(
-                        profile=delta.profile,
-                        played=0,
-                        won=0,
-                        best_hand=None,
-                        canastas=0,
-                        streak=0,
-                        best_streak=0,
-                    )
-                    s.add(stats)
-                delta.apply(stats)
+            await self._apply_deltas(s, deltas)
+
+    async def _apply_deltas(self, s: Any, deltas: list[StatsDelta] | None) -> None:
+        for delta in deltas or ():
+            stats = await s.get(StatsRow, delta.profile)
+            if stats is None:
+                stats = StatsRow(
+                    profile=delta.profile,
+                    played=0,
+                    won=0,
+                    best_hand=None,
+                    canastas=0,
+                    streak=0,
+                    best_streak=0,
+                )
+                s.add(stats)
+            delta.apply(stats)
+
+    async def append_change(
+        self,
+        table_id: str,
+        *,
+        seq: int,
+        entry: dict[str, Any],
+        values: dict[str, Any],
+        deltas: list[StatsDelta] | None = None,
+    ) -> None:
+        """Commit one change of a table: its log row, the table's current state (``values``,
+        with a new ``record`` snapshot when it holds one) and statistics, in one transaction.
+
+        The row must hold version ``seq - 1``, and no change ``seq`` may exist yet; otherwise
+        :class:`VersionConflict` and nothing changes. The cost does not grow with the match.
+        """
+        async with self.sessions() as s, s.begin():
+            result = await s.execute(
+                update(TableRow)
+                .where(TableRow.id == table_id, TableRow.version == seq - 1)
+                .values(**values, version=seq, updated_at=now())
+                .execution_options(synchronize_session=False)
+            )
+            if result.rowcount != 1:  # type: ignore[attr-defined]
+                raise VersionConflict(table_id)
+            s.add(TableLogRow(table_id=table_id, seq=seq, entry=entry, created_at=now()))
+            try:
+                await s.flush()
+            except IntegrityError as e:
+                raise VersionConflict(table_id) from e
+            await self._apply_deltas(s, deltas)
+
+    async def load_log(self, table_id: str, after: int) -> list[dict[str, Any]]:
+        """The table's changes after ``after``, in order."""
+        async with self.sessions() as s:
+            q = (
+                select(TableLogRow.entry)
+                .where(TableLogRow.table_id == table_id, TableLogRow.seq > after)
+                .order_by(TableLogRow.seq)
+            )
+            return list((await s.scalars(q)).all())
 
     async def list_tables(self, profile: str, *, unfinished: bool = True) -> list[TableRow]:
         async with self.sessions() as s:

@@ -12,18 +12,20 @@ import datetime as dt
 import json
 import logging
 import random
+import time
 import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import Action, Meld, action_to_json, action_to_text
+from ..actions import Action, Meld, action_from_text, action_to_json, action_to_text
 from ..game import Game
 from ..rules import Settings
 from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
 from .limits import TokenBucket
+from .metrics import Metrics
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
 from .protocol import (
     MAX_DELAY_MS,
@@ -37,6 +39,9 @@ from .protocol import (
 log = logging.getLogger("canasta.server")
 
 MODES = ("computer", "local")
+
+#: a new record snapshot at least this often (actions), besides every finished hand
+SNAPSHOT_EVERY = 500
 
 
 @dataclass
@@ -117,7 +122,11 @@ class Table:
         self.created_at = created_at or dt.datetime.now(dt.UTC)
         self.config = config = config or ServerConfig()
         #: the row as last committed: what the table falls back to when a save fails
+        #: what was last committed: the table state, the record snapshot and the actions
+        #: logged since it (what the table falls back to when a save fails)
         self._saved: dict[str, Any] | None = None
+        self._snapshot: dict[str, Any] | None = None
+        self._tail: list[str] = []
         self.storage_ok = True
         self.defunct = False
         self.conns: set[Conn] = set()
@@ -128,6 +137,8 @@ class Table:
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._settings_bucket = TokenBucket(config.settings_rate, config.settings_burst)
         self._probe: asyncio.Task[None] | None = None
+        #: the process's metrics (set by the table set; None in tests that build tables alone)
+        self.metrics: Metrics | None = None
         self._players: dict[int, ComputerPlayer] = {}
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -194,10 +205,15 @@ class Table:
         row: TableRow,
         store: Store,
         *,
+        log: list[dict[str, Any]] | None = None,
         config: ServerConfig | None = None,
     ) -> Table:
-        """A table reloaded from its row: the record is replayed exactly by the core."""
+        """A table reloaded from its row and the log after its snapshot: the core replays the
+        snapshot's record exactly, then the actions logged since."""
         game = Game.from_record(row.record)
+        tail = [e["action"] for e in log or () if e.get("kind") == "action"]
+        for text in tail:
+            game.apply(action_from_text(text))
         seats = [SeatInfo.from_json(s) for s in row.options["seats"]]
         table = cls(
             table_id=row.id,
@@ -216,28 +232,38 @@ class Table:
             created_at=row.created_at,
             config=config,
         )
-        table._saved = table.row_values()
+        table._snapshot, table._tail = row.record, tail
+        table._saved = table._state_values()
         return table
 
     def mark_saved(self) -> None:
         """The row as it is now has been committed (a new table's first save)."""
-        self._saved = self.row_values()
+        self._snapshot, self._tail = self.game.to_record(), []
+        self._saved = self._state_values()
 
-    def row_values(self) -> dict[str, Any]:
+    def _state_values(self) -> dict[str, Any]:
+        """The table's current state outside the match record (small: saved with each change)."""
         return {
-            "id": self.id,
-            "profile": self.profile,
-            "mode": self.mode,
             "options": self.options,
-            "record": self.game.to_record(),
-            "version": self.version,
             "status": self.status,
             "paused": self.paused,
             "handoff": self.handoff,
             "viewer": self.viewer,
             "hands_counted": self.hands_counted,
             "match_counted": self.match_counted,
+        }
+
+    def row_values(self) -> dict[str, Any]:
+        """The whole row, with a snapshot of the record at the current version."""
+        return {
+            "id": self.id,
+            "profile": self.profile,
+            "mode": self.mode,
+            "record": self.game.to_record(),
+            "version": self.version,
+            "snapshot_seq": self.version,
             "created_at": self.created_at,
+            **self._state_values(),
         }
 
     # ------------------------------------------------------------------ properties
@@ -385,14 +411,23 @@ class Table:
                 conn.send(self.state_message(conn, "storage"))
             self._schedule_bot()
         elif isinstance(item, _Incoming):
+            started = time.perf_counter()
+            kind = "?"
             try:
-                await self._message(item.conn, item.raw)
+                kind = await self._message(item.conn, item.raw)
             except TableError as e:
+                if self.metrics is not None:
+                    self.metrics.errors.labels(e.code).inc()
                 item.conn.send(
                     error_message(e.code, e.message, version=self.version, section=e.section)
                 )
+            if self.metrics is not None:
+                self.metrics.messages.labels(kind).inc()
+                if kind == "action":
+                    self.metrics.action_seconds.observe(time.perf_counter() - started)
 
-    async def _message(self, conn: Conn, raw: str | bytes) -> None:
+    async def _message(self, conn: Conn, raw: str | bytes) -> str:
+        """Handle one client message; returns its type (for the metrics)."""
         try:
             msg = json.loads(raw)
         except (ValueError, RecursionError) as e:
@@ -408,10 +443,12 @@ class Table:
             if not self.storage_ok:
                 raise TableError(*_STORAGE_DOWN)
         await handler(conn, msg)
+        return str(kind)
 
-    async def _changed(self, change: str) -> None:
-        """After every change: bump the version and save; only once the save is committed,
-        send each socket its view. A failed save puts the table back as it was saved."""
+    async def _changed(self, change: str, **entry: Any) -> None:
+        """After every change: bump the version and commit the change (a log row, the small
+        table state, and a new record snapshot when a hand ended or history was rewritten);
+        only then send each socket its view. A failed save puts the table back as committed."""
         self.version += 1
         st = self.game.state
         if st.is_over:
@@ -419,10 +456,19 @@ class Table:
         elif self.mode == "local" and st.turn != self.viewer:
             self.handoff = st.turn
         deltas = self._stats_deltas()
-        values = self.row_values()
-        expected = None if self._saved is None else self._saved["version"]
+        values = self._state_values()
+        tail = self._tail
+        snapshot = None
+        if change == "action":
+            entry["action"] = action_to_text(self.game.hands[-1].actions[-1])
+            tail = [*tail, entry["action"]]
+        if change in ("undo", "next_hand", "new_match") or st.is_over or len(tail) > SNAPSHOT_EVERY:
+            snapshot, tail = self.game.to_record(), []
+        row = values if snapshot is None else {**values, "record": snapshot, "snapshot_seq": self.version}
         try:
-            await self.store.save_table(values, deltas, expected_version=expected)
+            await self.store.append_change(
+                self.id, seq=self.version, entry={"kind": change, **entry}, values=row, deltas=deltas
+            )
         except VersionConflict:
             log.error("table %s: changed by another process; reloading it", self.id)
             self._rollback()
@@ -438,18 +484,24 @@ class Table:
             self._storage_lost()
             raise TableError(*_STORAGE_DOWN) from None
         self._saved = values
+        if snapshot is not None:
+            self._snapshot = snapshot
+        self._tail = tail
         for conn in self.conns:
             conn.send(self.state_message(conn, change))
         self._schedule_bot()
 
     def _rollback(self) -> None:
-        """Back to the last committed row: nothing unsaved stays in memory."""
+        """Back to what was last committed: nothing unsaved stays in memory."""
         saved = self._saved
-        if saved is None:  # pragma: no cover - a table is saved when it is created
+        if saved is None or self._snapshot is None:  # pragma: no cover - saved when created
             raise RuntimeError("a table with no saved row cannot roll back")
-        self.game = Game.from_record(saved["record"])
+        game = Game.from_record(self._snapshot)
+        for text in self._tail:
+            game.apply(action_from_text(text))
+        self.game = game
+        self.version -= 1
         self.options = dict(saved["options"])
-        self.version = saved["version"]
         self.paused = saved["paused"]
         self.handoff = saved["handoff"]
         self.viewer = saved["viewer"]
@@ -739,7 +791,7 @@ class Table:
             raise TableError("wrong_seat", f"it is player {self.handoff + 1}'s turn to reveal")
         self.viewer = self.handoff
         self.handoff = None
-        await self._changed("reveal")
+        await self._changed("reveal", seat=seat)
 
     async def _on_next_hand(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_owner(conn)
@@ -771,7 +823,7 @@ class Table:
             if not self._settings_bucket.take():
                 raise TableError("rate_limited", "settings change too often: try again shortly")
             self.options = {**self.options, "delay_ms": delay}
-            await self._changed("settings")
+            await self._changed("settings", delay_ms=delay)
 
     async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
         conn.send(self.state_message(conn, "sync"))

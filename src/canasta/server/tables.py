@@ -11,6 +11,7 @@ import time
 from ..rules import Settings
 from .config import ServerConfig
 from .db import Store
+from .metrics import Metrics
 from .table import Table
 
 log = logging.getLogger("canasta.server")
@@ -36,6 +37,10 @@ class Tables:
         self._used: dict[str, float] = {}
         self._lock = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
+        self.metrics = Metrics(
+            tables=lambda: len(self._live),
+            sockets=lambda: sum(t.attached for t in self._live.values()),
+        )
 
     def start(self) -> None:
         self._sweeper = asyncio.get_running_loop().create_task(
@@ -69,6 +74,7 @@ class Tables:
         )
         await self.store.save_table(table.row_values())
         table.mark_saved()
+        table.metrics = self.metrics
         async with self._lock:
             self._live[table.id] = table
             self._used[table.id] = time.monotonic()
@@ -119,15 +125,13 @@ class Tables:
             row = await self.store.load_table(table_id)
             if row is None:
                 return None
+            changes = await self.store.load_log(table_id, row.snapshot_seq)
             try:
-                table = Table.from_row(
-                    row,
-                    self.store,
-                    config=self.config,
-                )
+                table = Table.from_row(row, self.store, log=changes, config=self.config)
             except Exception:  # a record the core no longer replays: report it, serve the others
                 log.exception("table %s: its record does not replay", table_id)
                 return None
+            table.metrics = self.metrics
             self._live[table_id] = table
             self._used[table_id] = time.monotonic()
             table.start()

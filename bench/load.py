@@ -1,0 +1,187 @@
+"""Load probe: many four-player tables, a scripted human at each, Normal computer seats.
+
+    python bench/load.py --tables N --think SECONDS [--seconds 30] [--db URL] [--json]
+
+Starts one server (uvicorn, the production limits except the per-address ones, since every
+simulated browser here shares 127.0.0.1) on 127.0.0.1 with a temporary SQLite file unless
+``--db`` names a database, opens N computer-mode tables (one session and one socket each), and
+for ``--seconds`` lets each scripted human act ``--think`` seconds after its turn comes. It
+times every human action from sending it to receiving the state it produced, then stops
+everything and prints one JSON object: tables, nodes, actions_per_s, p50_ms, p95_ms, p99_ms,
+errors, rss_mb_per_table. Everything is bounded in count and time and runs on loopback.
+
+Several nodes (``--nodes``, ``--redis``) come with the scale-out work; today one node is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from flood import ServerProcess  # noqa: E402
+
+SERVER = """
+import sys, uvicorn
+from canasta.server import ServerConfig, create_app
+from canasta.server.protocol import MAX_MESSAGE_BYTES
+n = 10**6
+config = ServerConfig(
+    tables_per_minute_per_address=n, sessions_per_minute_per_address=n,
+    sockets_per_address=n, socket_opens_per_minute_per_address=n,
+    min_bot_delay_ms=int(sys.argv[3]),
+)
+app = create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config)
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", access_log=False,
+            ws_max_size=MAX_MESSAGE_BYTES)
+"""
+
+
+def load_server(db: str, bot_delay_ms: int) -> ServerProcess:
+    return ServerProcess(db, SERVER, (str(bot_delay_ms),))
+
+
+def pick(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    """A plausible human choice: go out if listed, else take or meld sometimes, else draw."""
+    out = [a for a in legal if a["type"] == "meld" and a.get("discard")]
+    if out:
+        return out[0]
+    for kinds, p in ((("take",), 0.5), (("meld",), 0.5), (("answer",), 1.0), (("draw",), 1.0)):
+        options = [a for a in legal if a["type"] in kinds]
+        if options and rng.random() < p:
+            return rng.choice(options)
+    return rng.choice(legal)
+
+
+async def _human(
+    url: str, cookie: str, think: float, until: float, rng: random.Random, out: dict[str, Any]
+) -> None:
+    from websockets.asyncio.client import connect
+
+    try:
+        async with connect(url, additional_headers={"Cookie": cookie}, max_size=None) as ws:
+            state: dict[str, Any] | None = None
+            sent_at: float | None = None
+            sent_version = -1
+            while time.monotonic() < until:
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), timeout=max(0.05, until - time.monotonic()))
+                except TimeoutError:
+                    break
+                msg = json.loads(raw)
+                if msg["type"] == "error":
+                    if msg["code"] != "stale_version":
+                        out["errors"] += 1
+                        out["codes"][msg["code"]] = out["codes"].get(msg["code"], 0) + 1
+                    sent_at = None
+                    continue
+                if msg["type"] != "state":
+                    continue
+                state = msg
+                if sent_at is not None and msg["version"] > sent_version:
+                    out["times"].append((time.perf_counter() - sent_at) * 1000)
+                    out["actions"] += 1
+                    sent_at = None
+                view = state["view"]
+                if view["phase"] == "over":
+                    await ws.send(json.dumps({"type": "next_hand" if not state["table"]["match"]["over"] else "new_match"}))
+                    continue
+                if view["seat"] is not None and view["turn"] == view["seat"] and view["legal"]:
+                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                    if time.monotonic() >= until:
+                        break
+                    action = pick(view["legal"], rng)
+                    sent_version = state["version"]
+                    sent_at = time.perf_counter()
+                    await ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
+    except Exception as e:  # a dropped socket is an error of the run, not of the probe
+        out["errors"] += 1
+        name = type(e).__name__
+        out["codes"][name] = out["codes"].get(name, 0) + 1
+
+
+def _percentile(ordered: list[float], q: float) -> float | None:
+    if not ordered:
+        return None
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * q))], 1)
+
+
+def run_load(server: ServerProcess, *, tables: int, think: float, seconds: float, seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    rss_idle = server.rss_mb()
+    cookies = [server.session() for _ in range(tables)]
+    ids = [
+        server.post("/api/tables", {"mode": "computer", "preset": "classic", "difficulty": "normal"}, c)["table"]
+        for c in cookies
+    ]
+    out: dict[str, Any] = {"times": [], "actions": 0, "errors": 0, "codes": {}}
+    ws = server.url.replace("http://", "ws://")
+
+    async def main() -> float:
+        start = time.monotonic()
+        until = start + seconds
+        await asyncio.gather(
+            *(
+                _human(f"{ws}/ws/tables/{t}", c, think, until, random.Random(rng.random()), out)
+                for t, c in zip(ids, cookies, strict=True)
+            )
+        )
+        return time.monotonic() - start
+
+    elapsed = asyncio.run(main())
+    rss = server.rss_mb()
+    ordered = sorted(out["times"])
+    return {
+        "tables": tables,
+        "nodes": 1,
+        "think_s": think,
+        "seconds": round(elapsed, 1),
+        "human_actions": out["actions"],
+        "actions_per_s": round(out["actions"] / elapsed, 1),
+        "p50_ms": _percentile(ordered, 0.50),
+        "p95_ms": _percentile(ordered, 0.95),
+        "p99_ms": _percentile(ordered, 0.99),
+        "errors": out["errors"],
+        "error_codes": out["codes"],
+        "rss_mb": round(rss, 1),
+        "rss_mb_per_table": round((rss - rss_idle) / tables, 3),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--tables", type=int, default=50)
+    p.add_argument("--think", type=float, default=1.0)
+    p.add_argument("--seconds", type=float, default=30.0)
+    p.add_argument("--bot-delay-ms", type=int, default=150)
+    p.add_argument("--nodes", type=int, default=1)
+    p.add_argument("--db", default=None)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    if args.nodes != 1:
+        p.error("only one node for now: several nodes come with the scale-out work")
+    if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 300 or args.think < 0:
+        p.error("--tables 1..2000, --seconds up to 300, --think >= 0 (a bounded probe)")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = args.db or str(Path(tmp) / "load.sqlite3")
+        server = load_server(db, args.bot_delay_ms)
+        server.start()
+        try:
+            figures = run_load(server, tables=args.tables, think=args.think, seconds=args.seconds, seed=args.seed)
+        finally:
+            server.stop()
+    print(json.dumps(figures, indent=None if args.json else 2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

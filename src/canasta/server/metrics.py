@@ -1,0 +1,41 @@
+"""Prometheus metrics (``/metrics``) of one server process, with ``prometheus-client``.
+
+Each app has a registry of its own (tests build many apps in one process).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+__all__ = ["CONTENT_TYPE_LATEST", "Metrics"]
+
+
+class Metrics:
+    """Live tables and sockets, handled messages, refusals, and action latency."""
+
+    def __init__(self, tables: Callable[[], float], sockets: Callable[[], float]) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        Gauge(
+            "canasta_tables_live", "Tables held in memory", registry=self.registry
+        ).set_function(tables)
+        Gauge(
+            "canasta_sockets_open", "Open table websockets", registry=self.registry
+        ).set_function(sockets)
+        self.messages = Counter(
+            "canasta_messages", "Table messages handled, by type", ["type"], registry=self.registry
+        )
+        self.errors = Counter(
+            "canasta_errors", "Refused table messages, by error code", ["code"], registry=self.registry
+        )
+        self.action_seconds = Histogram(
+            "canasta_action_seconds",
+            "From a table taking up an action to its commit and the states queued",
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+            registry=self.registry,
+        )
+
+    def render(self) -> bytes:
+        return bytes(generate_latest(self.registry))

@@ -1,0 +1,149 @@
+"""The append-only table log: one row per accepted change, snapshots at hand boundaries."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import func, select, text
+
+from canasta import Settings
+from canasta.server.db import HERE, Store, TableLogRow, TableRow, VersionConflict
+from canasta.server.table import Table
+
+from .support import client, create_table, receive, receive_until, send
+
+
+def _count(c, tid: str) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
+    store: Store = c.app.state.store
+
+    async def q() -> tuple[int, int, int]:
+        async with store.sessions() as s:
+            n = await s.scalar(select(func.count()).where(TableLogRow.table_id == tid))
+            row = await s.get(TableRow, tid)
+            assert row is not None
+            return int(n or 0), row.version, row.snapshot_seq
+
+    return c.portal.call(q)  # type: ignore[no-any-return]
+
+
+def test_each_change_appends_one_row_and_the_snapshot_waits_for_the_hand(db_url: str) -> None:
+    rng = random.Random(2)
+    with client(db_url) as c:
+        tid = create_table(c, mode="local", players=2, rules={"target": "one_hand"}, seed=21)
+        assert _count(c, tid) == (0, 0, 0)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            state = receive(ws)
+            for k in range(1, 200):
+                table, view = state["table"], state["view"]
+                if view["phase"] == "over":
+                    break
+                if table["handoff"] is not None:
+                    send(ws, type="reveal", seat=table["handoff"])
+                else:
+                    send(ws, type="action", version=state["version"], action=rng.choice(view["legal"]))
+                state = receive_until(ws, lambda m: m["type"] == "state")
+                rows, version, snapshot = _count(c, tid)
+                assert rows == version == k
+                if state["view"]["phase"] != "over":
+                    assert snapshot == 0  # the record is not rewritten mid-hand
+            assert state["view"]["phase"] == "over"
+            assert _count(c, tid)[2] == state["version"]  # a finished hand is a snapshot
+
+
+@pytest.mark.asyncio
+async def test_a_change_number_can_be_written_once(sqlite_url: str) -> None:
+    store = Store(sqlite_url)
+    await store.migrate()
+    try:
+        table = Table.create(
+            table_id="once",
+            profile="p",
+            mode="local",
+            settings=Settings.preset("two-player"),
+            difficulty="normal",
+            store=store,
+            delay_ms=0,
+        )
+        await store.save_table(table.row_values())
+        async with store.sessions() as s, s.begin():  # another writer's change 1
+            s.add(TableLogRow(table_id="once", seq=1, entry={"kind": "pause"}))
+        with pytest.raises(VersionConflict):  # the table row still says version 0
+            await store.append_change("once", seq=1, entry={"kind": "pause"}, values={"paused": True})
+        row = await store.load_table("once")
+        assert row is not None and row.version == 0 and row.paused is False
+    finally:
+        await store.dispose()
+
+
+def _upgrade(url: str, revision: str) -> None:
+    import asyncio
+
+    async def run() -> None:
+        store = Store(url)
+
+        def go(conn) -> None:  # type: ignore[no-untyped-def]
+            cfg = Config(str(HERE / "alembic.ini"))
+            cfg.set_main_option("script_location", str(HERE / "migrations"))
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+
+        async with store.engine.begin() as conn:
+            await conn.run_sync(go)
+        await store.dispose()
+
+    asyncio.run(run())
+
+
+def test_tables_of_the_previous_schema_resume_after_the_migration(tmp_path: Path) -> None:
+    """A database of the previous release (revision 0002: the whole record in the row)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite3'}"
+    _upgrade(url, "0002")
+    table = Table.create(
+        table_id="old-table",
+        profile="old-browser-id",
+        mode="local",
+        settings=Settings.preset("two-player"),
+        difficulty="normal",
+        store=None,  # type: ignore[arg-type]
+        delay_ms=0,
+        seed=33,
+    )
+    game = table.game
+    for _ in range(17):
+        game.apply(game.state.legal_actions()[0])
+    table.version = 17
+    values = table.row_values()
+    values.pop("snapshot_seq")  # the previous schema has no such column
+
+    import asyncio
+
+    async def write_old_row() -> None:
+        store = Store(url)
+        cols = ", ".join(values)
+        marks = ", ".join(f":{k}" for k in values)
+        import json
+
+        params = {k: json.dumps(v) if isinstance(v, dict) else v for k, v in values.items()}
+        params["updated_at"] = params["created_at"]
+        async with store.engine.begin() as conn:
+            await conn.execute(
+                text(f"INSERT INTO tables ({cols}, updated_at) VALUES ({marks}, :updated_at)"),
+                params,
+            )
+        await store.dispose()
+
+    asyncio.run(write_old_row())
+    with client(url) as c:  # the server migrates to the newest schema at start
+        assert c.post("/api/session", json={"legacy_profile": "old-browser-id"}).json()["claimed"]
+        with c.websocket_connect("/ws/tables/old-table") as ws:
+            state = receive(ws)
+            assert state["version"] == 17
+            assert state["view"] == game.state.view(None).to_json()
+            send(ws, type="pause")
+            reply = receive(ws)
+            assert reply["type"] == "state" and reply["version"] == 18, reply
+        assert _count(c, "old-table") == (1, 18, 17)
