@@ -17,7 +17,7 @@ import anyio
 import pytest
 from starlette.testclient import TestClient, WebSocketTestSession
 
-from canasta import State, resample
+from canasta import Settings, State, resample
 from canasta.cards import card_str, sort_key
 from canasta.server import ServerConfig, create_app
 from canasta.server.table import Table
@@ -58,6 +58,28 @@ class Client(TestClient):
 
 def client(db_url: str, delay_ms: int = 0, config: ServerConfig = TEST_CONFIG) -> Client:
     return Client(create_app(db_url, bot_delay_ms=delay_ms, config=config))
+
+
+def new_table(
+    store: Any,
+    table_id: str,
+    *,
+    mode: str = "local",
+    preset: str = "two-player",
+    profile: str | None = "p",
+    seed: int | None = None,
+) -> Table:
+    """A table built directly (no app): for storage and worker tests."""
+    return Table.create(
+        table_id=table_id,
+        profile=profile,
+        mode=mode,
+        settings=Settings.preset(preset),
+        difficulty="normal",
+        store=store,
+        delay_ms=0,
+        seed=seed,
+    )
 
 
 def bench_module(name: str) -> ModuleType:

@@ -13,7 +13,6 @@ import anyio
 import pytest
 from starlette.testclient import WebSocketTestSession
 
-from canasta import Settings
 from canasta.server.config import ServerConfig
 from canasta.server.conn import CLOSE_TRY_AGAIN, Conn
 from canasta.server.db import NodeLockTaken, Store, VersionConflict
@@ -25,6 +24,7 @@ from .support import (
     client,
     create_table,
     my_turn,
+    new_table,
     pick,
     play_to_the_end,
     receive,
@@ -69,15 +69,8 @@ def test_a_slow_reader_is_dropped_at_its_outbox_limit() -> None:
 
 def test_a_socket_waits_while_its_share_of_the_table_queue_is_full() -> None:
     async def main() -> tuple[int, bool]:
-        table = Table.create(
-            table_id="t-backpressure",
-            profile="a",
-            mode="computer",
-            settings=Settings.preset("classic"),
-            difficulty="normal",
-            store=None,  # type: ignore[arg-type]  # never saved: the worker is not started
-            delay_ms=0,
-        )
+        # never saved: the worker is not started
+        table = new_table(None, "t-backpressure", mode="computer", preset="classic", profile="a")
         conn = Conn(account="a", owner=True, inflight_limit=3)
         for _ in range(3):
             await table.submit(conn, '{"type":"sync"}')
@@ -247,16 +240,7 @@ async def test_saving_checks_the_version_it_read(db_url: str) -> None:
     one, two = Store(db_url), Store(db_url)
     await one.migrate()
     try:
-        table = Table.create(
-            table_id=f"race-{random.randrange(10**9)}",
-            profile="p",
-            mode="computer",
-            settings=Settings.preset("two-player"),
-            difficulty="normal",
-            store=one,
-            delay_ms=0,
-            seed=5,
-        )
+        table = new_table(one, f"race-{random.randrange(10**9)}", mode="computer", seed=5)
         await one.save_table(table.row_values())
         row = await two.load_table(table.id)
         assert row is not None
@@ -283,16 +267,7 @@ async def test_a_table_whose_row_changed_elsewhere_reloads_instead_of_overwritin
     one, two = Store(sqlite_url), Store(sqlite_url)
     await one.migrate()
     try:
-        table = Table.create(
-            table_id="race-table",
-            profile="p",
-            mode="local",
-            settings=Settings.preset("two-player"),
-            difficulty="normal",
-            store=one,
-            delay_ms=0,
-            seed=5,
-        )
+        table = new_table(one, "race-table", seed=5)
         await one.save_table(table.row_values())
         row = await one.load_table(table.id)
         assert row is not None

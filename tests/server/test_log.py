@@ -10,11 +10,9 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import func, select, text
 
-from canasta import Settings
 from canasta.server.db import HERE, Store, TableLogRow, TableRow, VersionConflict
-from canasta.server.table import Table
 
-from .support import client, create_table, receive, receive_until, send
+from .support import client, create_table, new_table, receive, receive_until, send
 
 
 def _count(c, tid: str) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
@@ -59,15 +57,7 @@ async def test_a_change_number_can_be_written_once(sqlite_url: str) -> None:
     store = Store(sqlite_url)
     await store.migrate()
     try:
-        table = Table.create(
-            table_id="once",
-            profile="p",
-            mode="local",
-            settings=Settings.preset("two-player"),
-            difficulty="normal",
-            store=store,
-            delay_ms=0,
-        )
+        table = new_table(store, "once")
         await store.save_table(table.row_values())
         async with store.sessions() as s, s.begin():  # another writer's change 1
             s.add(TableLogRow(table_id="once", seq=1, entry={"kind": "pause"}))
@@ -102,16 +92,7 @@ def test_tables_of_the_previous_schema_resume_after_the_migration(tmp_path: Path
     """A database of the previous release (revision 0002: the whole record in the row)."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite3'}"
     _upgrade(url, "0002")
-    table = Table.create(
-        table_id="old-table",
-        profile="old-browser-id",
-        mode="local",
-        settings=Settings.preset("two-player"),
-        difficulty="normal",
-        store=None,  # type: ignore[arg-type]
-        delay_ms=0,
-        seed=33,
-    )
+    table = new_table(None, "old-table", profile="old-browser-id", seed=33)
     game = table.game
     for _ in range(17):
         game.apply(game.state.legal_actions()[0])
