@@ -105,3 +105,19 @@ def test_the_access_log_has_method_path_status_and_time_but_no_secrets(
     assert any(line.startswith("POST /api/tables 200 ") for line in lines)
     text = "\n".join(lines)
     assert "hunter2" not in text and token not in text
+
+
+def test_answers_are_compressed_and_carry_cache_headers(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        page = c.get("/static/js/app.js", headers={"accept-encoding": "gzip"})
+        assert page.headers["content-encoding"] == "gzip"
+        assert page.headers["cache-control"] == "no-cache" and "etag" in page.headers
+        again = c.get(
+            "/static/js/app.js",
+            headers={"accept-encoding": "gzip", "if-none-match": page.headers["etag"]},
+        )
+        assert again.status_code == 304
+        api = c.get("/api/presets", headers={"accept-encoding": "gzip"})
+        assert api.headers["content-encoding"] == "gzip"
+        assert api.headers["cache-control"] == "no-store"
+        assert c.get("/api/stats").headers["cache-control"] == "no-store"

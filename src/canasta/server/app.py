@@ -17,6 +17,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
 from ..errors import SettingsError
 from ..rules import PRESETS, Settings
@@ -179,6 +180,9 @@ def create_app(
     app.state.tables = tables
     app.state.config = config
     app.add_middleware(SecurityMiddleware, config=config, max_body=MAX_BODY_BYTES)
+    # outermost: compresses what the app and the checks answer (no answer body holds a secret:
+    # the session token travels only in its cookie header)
+    app.add_middleware(GZipMiddleware, minimum_size=512, compresslevel=6)
 
     def _error(status: int, code: str, message: str) -> JSONResponse:
         return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)

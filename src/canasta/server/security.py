@@ -45,6 +45,14 @@ SECURITY_HEADERS = [
 ]
 
 
+def _cache_control(path: str) -> bytes:
+    """API answers are per session and never stored; the client's files are revalidated
+    (their ETag answers 304 when unchanged), since their names carry no version."""
+    if path.startswith("/api/") or path in ("/healthz", "/metrics"):
+        return b"no-store"
+    return b"no-cache"
+
+
 class _BodyTooLarge(Exception):
     pass
 
@@ -120,6 +128,8 @@ class SecurityMiddleware:
                 headers = list(message.get("headers") or [])
                 present = {k.lower() for k, _ in headers}
                 headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                if b"cache-control" not in present:
+                    headers.append((b"cache-control", _cache_control(scope.get("path", ""))))
                 message = {**message, "headers": headers}
             await send(message)
 
