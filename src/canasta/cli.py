@@ -155,6 +155,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
         api_docs=args.api_docs,
         access_log=not args.no_access_log,
+        secure_cookies=args.secure_cookies,
+        metrics=args.metrics,
+        forwarded_allow_ips=args.forwarded_allow_ips,
     )
     return 0
 
@@ -178,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--allowed-host", action="append", metavar="HOST", help="a Host name to answer to (default: loopback names when bound to loopback, else any); repeatable")
     s.add_argument("--api-docs", action="store_true", help="serve /docs and /openapi.json")
     s.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    s.add_argument("--secure-cookies", action="store_true", help="mark the session cookie Secure (serving over HTTPS behind a proxy)")
+    s.add_argument("--metrics", choices=("loopback", "on", "off"), default="loopback", help="who may read /metrics (default: this machine only)")
+    s.add_argument("--forwarded-allow-ips", metavar="IPS", help="trust X-Forwarded-For/-Proto from these proxy addresses (comma-separated)")
     s.set_defaults(func=cmd_serve)
     sub.add_parser("arena", help="pit computer players against each other on duplicate deals", add_help=False)
     from . import tui

@@ -44,6 +44,10 @@ TEST_CONFIG = ServerConfig(
     live_tables_per_session=10**6,
     settings_rate=1e6,
     settings_burst=10**6,
+    suggest_rate=1e6,
+    suggest_burst=10**6,
+    reads_per_minute_per_address=10**6,
+    metrics="on",
 )
 
 

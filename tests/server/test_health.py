@@ -43,5 +43,6 @@ def test_metrics_count_tables_sockets_messages_and_action_latency(sqlite_url: st
         assert 'canasta_errors_total{code="unknown_type"} 1.0' in text
         assert "canasta_action_seconds_count 1.0" in text
         assert tid not in text and c.account not in text  # counts only
-    with client(sqlite_url, config=dataclasses.replace(TEST_CONFIG, metrics=False)) as c:
-        assert c.get("/metrics").status_code == 404
+    for who in ("off", "loopback"):  # the test client's address is not a loopback address
+        with client(sqlite_url, config=dataclasses.replace(TEST_CONFIG, metrics=who)) as c:
+            assert c.get("/metrics").status_code == 404

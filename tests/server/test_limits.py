@@ -30,6 +30,8 @@ from .support import (
     receive,
     receive_until,
     send,
+    session_token,
+    use_session,
 )
 
 
@@ -95,9 +97,13 @@ def test_a_flooding_socket_is_closed_with_1008(sqlite_url: str) -> None:
             assert close_code(ws) == 1008
 
 
-def test_sockets_per_table_are_bounded(sqlite_url: str) -> None:
-    with client(sqlite_url, config=config(sockets_per_table=2)) as c:
+def test_spectators_are_bounded_and_never_crowd_out_the_owner(sqlite_url: str) -> None:
+    with client(
+        sqlite_url, config=config(owner_sockets_per_table=1, spectators_per_table=2)
+    ) as c:
         tid = create_table(c, mode="computer", preset="two-player")
+        token = session_token(c)
+        c.cookies.clear()  # spectators: no session
         with c.websocket_connect(f"/ws/tables/{tid}") as a, c.websocket_connect(
             f"/ws/tables/{tid}"
         ) as b:
@@ -106,6 +112,11 @@ def test_sockets_per_table_are_bounded(sqlite_url: str) -> None:
             with c.websocket_connect(f"/ws/tables/{tid}") as third:
                 msg = receive(third)
                 assert msg["type"] == "error" and msg["code"] == "table_full"
+            use_session(c, token)
+            with c.websocket_connect(f"/ws/tables/{tid}") as mine:
+                assert receive(mine)["table"]["seat"] == 0
+                with c.websocket_connect(f"/ws/tables/{tid}") as second:
+                    assert receive(second)["code"] == "table_full"
 
 
 # ---------------------------------------------------------------------- tables and requests

@@ -92,7 +92,7 @@ def test_tables_of_the_previous_schema_resume_after_the_migration(tmp_path: Path
     """A database of the previous release (revision 0002: the whole record in the row)."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite3'}"
     _upgrade(url, "0002")
-    table = new_table(None, "old-table", profile="old-browser-id", seed=33)
+    table = new_table(None, "old-table", profile="p-0ldbr0wser1d", seed=33)
     game = table.game
     for _ in range(17):
         game.apply(game.state.legal_actions()[0])
@@ -119,7 +119,7 @@ def test_tables_of_the_previous_schema_resume_after_the_migration(tmp_path: Path
 
     asyncio.run(write_old_row())
     with client(url) as c:  # the server migrates to the newest schema at start
-        assert c.post("/api/session", json={"legacy_profile": "old-browser-id"}).json()["claimed"]
+        assert c.post("/api/session", json={"legacy_profile": "p-0ldbr0wser1d"}).json()["claimed"]
         with c.websocket_connect("/ws/tables/old-table") as ws:
             state = receive(ws)
             assert state["version"] == 17

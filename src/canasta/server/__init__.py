@@ -23,6 +23,9 @@ def run(
     allowed_hosts: tuple[str, ...] | None = None,
     api_docs: bool = False,
     access_log: bool = True,
+    secure_cookies: bool = False,
+    metrics: str = "loopback",
+    forwarded_allow_ips: str | None = None,
 ) -> None:
     """Serve the web app with uvicorn and print its URL.
 
@@ -38,7 +41,11 @@ def run(
         loopback = host in ("127.0.0.1", "localhost", "::1")
         allowed_hosts = (*LOOPBACK_HOSTS, "::1") if loopback else ()
     config = ServerConfig(
-        allowed_origins=allowed_origins, allowed_hosts=allowed_hosts, api_docs=api_docs
+        allowed_origins=allowed_origins,
+        allowed_hosts=allowed_hosts,
+        api_docs=api_docs,
+        secure_cookies=secure_cookies,
+        metrics=metrics,
     )
     if access_log:
         handler = logging.StreamHandler(sys.stderr)
@@ -62,6 +69,9 @@ def run(
             access_log=False,
             ws_max_size=MAX_MESSAGE_BYTES,
             server_header=False,
+            # the client address and scheme from X-Forwarded-* only from these proxies
+            proxy_headers=forwarded_allow_ips is not None,
+            forwarded_allow_ips=forwarded_allow_ips,
         )
     except NodeLockTaken as e:  # pragma: no cover - uvicorn reports lifespan failures itself
         print(f"canasta: {e}", file=sys.stderr)

@@ -23,12 +23,12 @@ from ..errors import SettingsError
 from ..rules import PRESETS, Settings
 from .config import MAX_BODY_BYTES, ServerConfig
 from .conn import CLOSE_POLICY, CLOSE_TRY_AGAIN, Conn
-from .db import AccountRow, Store, resolve_db_url
+from .db import AccountRow, Store, TableRow, resolve_db_url
 from .limits import Counter, KeyedLimiter
 from .metrics import CONTENT_TYPE_LATEST
 from .players import LEVELS
 from .protocol import MAX_MESSAGE_BYTES, error_message
-from .security import SecurityMiddleware, client_address
+from .security import SecurityMiddleware, client_address, is_loopback
 from .table import MODES, Table
 from .tables import Tables, TooManyTables
 
@@ -39,7 +39,10 @@ SESSION_COOKIE = "canasta_session"
 SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes at 400 days
 
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
-_LEGACY_PROFILE = re.compile(r"[A-Za-z0-9._:-]{1,80}")
+#: the ids the previous release's client made: crypto.randomUUID(), or its fallback
+_LEGACY_PROFILE = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|p-[0-9a-z]{8,40}"
+)
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{20,100}")
 
 _PLACEHOLDER = """<!doctype html><meta charset="utf-8"><title>Canasta</title>
@@ -137,6 +140,34 @@ def _summary(table: Table) -> dict[str, Any]:
     }
 
 
+def _row_summary(row: TableRow) -> dict[str, Any]:
+    """The summary of a table that is not in memory, from its row: the record snapshot holds
+    every finished hand, which is all the summary's match part shows."""
+    record = row.record
+    hands = record.get("hands") or []
+    return {
+        "table": row.id,
+        "mode": row.mode,
+        "settings": record.get("settings"),
+        "seats": row.options.get("seats"),
+        "status": row.status,
+        "seeded": bool(row.options.get("seeded")),
+        "match": {
+            "scores": record.get("scores"),
+            "target": (record.get("settings") or {}).get("target"),
+            "hand_number": hands[-1]["number"] if hands else 0,
+            "over": bool(record.get("over")),
+            "winners": record.get("winners") or [],
+            "hands": [
+                {"number": h["number"], "dealer": h["dealer"], "result": h["result"]}
+                for h in hands
+                if "result" in h
+            ],
+        },
+        "version": row.version,
+    }
+
+
 def _account_json(account: AccountRow) -> dict[str, Any]:
     return {"id": account.id, "kind": account.kind, "name": account.name}
 
@@ -155,17 +186,34 @@ def create_app(
     address_table_limiter = KeyedLimiter(config.tables_per_minute_per_address)
     session_limiter = KeyedLimiter(config.sessions_per_minute_per_address)
     sockets_by_address = Counter()
+    read_limiter = KeyedLimiter(config.reads_per_minute_per_address)
     socket_limiter = KeyedLimiter(config.socket_opens_per_minute_per_address)
+
+    async def keep_lock() -> None:
+        """Hold the database for as long as this process serves it (see Store.keep_node_lock)."""
+        while True:
+            await asyncio.sleep(config.storage_retry_seconds * 5)
+            try:
+                held = await store.keep_node_lock()
+            except Exception:  # the database is away: the tables' own probes handle that
+                continue
+            if not held and store.writable:
+                log.critical("another server process took this database: refusing changes")
+                store.writable = False
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await store.migrate()
-        if config.single_node:
+        keeper = None
+        if config.single_node:  # before migrating: a second process must not touch the schema
             await store.acquire_node_lock()
+            keeper = asyncio.get_running_loop().create_task(keep_lock(), name="node-lock")
+        await store.migrate()
         tables.start()
         try:
             yield
         finally:
+            if keeper is not None:
+                keeper.cancel()
             await tables.close()
             await store.dispose()
 
@@ -253,7 +301,7 @@ def create_app(
             if not session_limiter.allow(client_address(request.scope)):
                 raise ApiError(429, "rate_limited", "too many new sessions: try again shortly")
             token, account = await store.new_session()
-            secure = request.url.scheme == "https"
+            secure = config.secure_cookies or request.url.scheme == "https"
             response.set_cookie(
                 SESSION_COOKIE,
                 token,
@@ -267,6 +315,8 @@ def create_app(
         claimed = False
         if legacy is not None:
             claimed = await store.claim_legacy_profile(account.id, legacy)
+            if claimed:
+                tables.reassign(legacy, account.id)
         return {"account": _account_json(account), "created": created, "claimed": claimed}
 
     # ------------------------------------------------------------------ tables and stats
@@ -278,9 +328,14 @@ def create_app(
             return FileResponse(page)
         return HTMLResponse(_PLACEHOLDER)
 
+    def _count_read(request: Request) -> None:
+        if not read_limiter.allow(client_address(request.scope)):
+            raise ApiError(429, "rate_limited", "too many requests: try again shortly")
+
     @app.get("/healthz")
-    async def healthz() -> JSONResponse:
+    async def healthz(request: Request) -> JSONResponse:
         """200 while this process serves and its database answers; 503 otherwise."""
+        _count_read(request)
         try:
             await store.ping()
         except Exception:
@@ -288,9 +343,11 @@ def create_app(
         return JSONResponse({"status": "ok", "storage": "ok", "tables": len(tables)})
 
     @app.get("/metrics")
-    async def metrics() -> Response:
-        if not config.metrics:
-            raise ApiError(404, "not_found", "metrics are off on this server")
+    async def metrics(request: Request) -> Response:
+        if config.metrics == "off" or (
+            config.metrics == "loopback" and not is_loopback(request.scope)
+        ):
+            raise ApiError(404, "not_found", "no metrics here")
         return Response(tables.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/api/presets")
@@ -346,11 +403,17 @@ def create_app(
         }
 
     @app.get("/api/tables/{table_id}")
-    async def get_table(table_id: str) -> dict[str, Any]:
-        table = await tables.get(_table_id(table_id))
-        if table is None:
+    async def get_table(table_id: str, request: Request) -> dict[str, Any]:
+        """A table's summary: from memory when it is live, else from its row (reading a table
+        never loads it: only playing or watching it does)."""
+        _count_read(request)
+        table = tables.peek(_table_id(table_id))
+        if table is not None:
+            return _summary(table)
+        row = await store.load_table(table_id)
+        if row is None:
             raise ApiError(404, "table_not_found", "no such table")
-        return _summary(table)
+        return _row_summary(row)
 
     @app.get("/api/stats")
     async def get_stats(request: Request) -> dict[str, Any]:
@@ -399,20 +462,23 @@ def create_app(
             await websocket.send_text(json.dumps(error_message("table_not_found", "no such table")))
             await websocket.close(code=4404)
             return
-        if table.attached >= config.sockets_per_table:
+        account_id = account.id if account is not None else None
+        owner = account_id is not None and table.owns(account_id)
+        if not table.has_room_for(owner):
             await websocket.send_text(
                 json.dumps(error_message("table_full", "too many sockets at this table"))
             )
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
-        account_id = account.id if account is not None else None
         conn = Conn(
             account=account_id,
-            owner=account_id is not None and table.owns(account_id),
+            owner=owner,
             outbox_limit=config.outbox_limit,
             inflight_limit=config.inflight_per_conn,
             rate=config.message_rate,
             burst=config.message_burst,
+            suggest_rate=config.suggest_rate,
+            suggest_burst=config.suggest_burst,
         )
         table.join(conn)
         reader = asyncio.create_task(_read(websocket, conn, table))

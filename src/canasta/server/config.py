@@ -26,8 +26,16 @@ class ServerConfig:
     allow_seeds: bool = False
     #: serve ``/docs`` and ``/openapi.json``
     api_docs: bool = False
-    #: serve Prometheus metrics at ``/metrics`` (counts only: no identities, no cards)
-    metrics: bool = True
+    #: Prometheus metrics at ``/metrics`` (counts only: no identities, no cards):
+    #: "loopback" serves them to this machine only, "on" to anyone, "off" to no one
+    metrics: str = "loopback"
+    #: send the session cookie with ``Secure`` whatever the request's scheme (behind a TLS proxy)
+    secure_cookies: bool = False
+    #: ``/healthz`` and ``GET /api/tables/{id}`` per client address per minute
+    reads_per_minute_per_address: int = 600
+    #: ``suggest`` per socket: per second, and in one burst (each one is a search)
+    suggest_rate: float = 1.0
+    suggest_burst: int = 3
     #: the fastest a computer seat may move (ms), whatever delay a client asks for
     min_bot_delay_ms: int = 150
 
@@ -41,8 +49,10 @@ class ServerConfig:
     inflight_per_conn: int = 8
     #: messages waiting to be written to a slow reader; past that the socket is dropped
     outbox_limit: int = 64
-    #: sockets at one table, and sockets from one client address
-    sockets_per_table: int = 32
+    #: sockets at one table: the owner's (always admitted up to this many) and spectators'
+    owner_sockets_per_table: int = 8
+    spectators_per_table: int = 24
+    #: sockets from one client address (an IPv6 address counts by its /64)
     sockets_per_address: int = 64
     #: sockets one client address may open per minute (each one is sent a full state)
     socket_opens_per_minute_per_address: int = 120

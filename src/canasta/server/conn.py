@@ -32,12 +32,17 @@ class Conn:
         inflight_limit: int = 8,
         rate: float = 10.0,
         burst: int = 30,
+        suggest_rate: float = 1.0,
+        suggest_burst: int = 3,
     ) -> None:
         self.account = account
         self.owner = owner
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(outbox_limit + 1)
         self.inflight = asyncio.Semaphore(inflight_limit)
         self.bucket = TokenBucket(rate, burst)
+        self.suggest_bucket = TokenBucket(suggest_rate, suggest_burst)
+        #: whether the table counted this socket among its owner's when it joined
+        self.joined_as_owner = False
         self.close_code: int | None = None
         self.close_reason = ""
         #: set when the socket is dropped: its handler stops reading and writing at once

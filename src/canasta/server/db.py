@@ -24,6 +24,8 @@ from sqlalchemy import (
     ForeignKey,
     Integer,
     String,
+    case,
+    or_,
     select,
     text,
     update,
@@ -179,19 +181,34 @@ class StatsDelta:
     finished: bool = False
     won: bool = False
 
-    def apply(self, row: StatsRow) -> None:
-        row.canastas = (row.canastas or 0) + self.canastas
-        if self.best_hand is not None and (row.best_hand is None or self.best_hand > row.best_hand):
-            row.best_hand = self.best_hand
+    def sql_values(self) -> dict[str, Any]:
+        """The change as SQL expressions of the row's own columns: concurrent saves of one
+        account's tables each add their part (no read-modify-write to lose an update)."""
+        values: dict[str, Any] = {
+            "canastas": StatsRow.canastas + self.canastas,
+            "updated_at": now(),
+        }
+        if self.best_hand is not None:
+            values["best_hand"] = case(
+                (
+                    or_(StatsRow.best_hand.is_(None), StatsRow.best_hand < self.best_hand),
+                    self.best_hand,
+                ),
+                else_=StatsRow.best_hand,
+            )
         if self.finished:
-            row.played = (row.played or 0) + 1
+            values["played"] = StatsRow.played + 1
             if self.won:
-                row.won = (row.won or 0) + 1
-                row.streak = (row.streak or 0) + 1
-                row.best_streak = max(row.best_streak or 0, row.streak)
+                values["won"] = StatsRow.won + 1
+                values["streak"] = StatsRow.streak + 1
+                # every right-hand side reads the row as it was before this update
+                values["best_streak"] = case(
+                    (StatsRow.best_streak < StatsRow.streak + 1, StatsRow.streak + 1),
+                    else_=StatsRow.best_streak,
+                )
             else:
-                row.streak = 0
-        row.updated_at = now()
+                values["streak"] = 0
+        return values
 
 
 def stats_json(row: StatsRow | None) -> dict[str, Any]:
@@ -222,6 +239,15 @@ class NodeLockTaken(Exception):
     """Another server process already serves this database."""
 
 
+#: a session unused this long is no identity any more (browsers keep the cookie 400 days)
+SESSION_LIFETIME = dt.timedelta(days=400)
+
+
+def _aware(moment: dt.datetime) -> dt.datetime:
+    """SQLite hands back naive datetimes of what was stored as UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -248,6 +274,8 @@ class Store:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._lock_conn: AsyncConnection | None = None
         self._lock_file: int | None = None
+        #: False once another process holds this database: then nothing may be written
+        self.writable = True
 
     async def migrate(self) -> None:
         """Bring the schema to the newest Alembic revision."""
@@ -301,6 +329,31 @@ class Store:
             await conn.commit()
             self._lock_conn = conn
 
+    async def keep_node_lock(self) -> bool:
+        """Whether this process still holds its lock, taking it again if its connection was
+        lost (a PostgreSQL restart ends the session that held it). False: another process has
+        it now, and this one must not write."""
+        if self._lock_file is not None or not self.url.startswith("postgresql"):
+            return True
+        if self._lock_conn is not None:
+            try:
+                await asyncio.wait_for(self._lock_conn.execute(text("select 1")), timeout=5)
+                return True
+            except Exception:
+                with contextlib.suppress(Exception):
+                    await self._lock_conn.invalidate()
+                self._lock_conn = None
+        try:
+            await self.acquire_node_lock()
+        except NodeLockTaken:
+            return False
+        return True
+
+    async def stored_version(self, table_id: str) -> int | None:
+        """The version a table's row holds now (None: no such row)."""
+        async with self.sessions() as s:
+            return await s.scalar(select(TableRow.version).where(TableRow.id == table_id))
+
     async def release_node_lock(self) -> None:
         if self._lock_file is not None:
             os.close(self._lock_file)  # closing the descriptor releases the flock
@@ -328,49 +381,68 @@ class Store:
         return token, account
 
     async def session_account(self, token: str) -> AccountRow | None:
-        """The account a session token belongs to (None: unknown or revoked)."""
+        """The account a session token belongs to (None: unknown, revoked or unused for
+        longer than a session lives). Use is recorded at most once a day per session."""
         async with self.sessions() as s:
             row = await s.get(SessionRow, token_hash(token))
             if row is None:
                 return None
-            return await s.get(AccountRow, row.account_id)
+            seen = _aware(row.last_seen_at)
+            current = now()
+            if current - seen > SESSION_LIFETIME:
+                return None
+            account = await s.get(AccountRow, row.account_id)
+            if current - seen > dt.timedelta(days=1):
+                row.last_seen_at = current
+                await s.commit()
+            return account
 
     async def claim_legacy_profile(self, account_id: str, legacy: str) -> bool:
-        """Move a browser-made profile's tables and statistics to the account, once ever."""
-        async with self.sessions() as s, s.begin():
-            taken = await s.scalar(select(AccountRow).where(AccountRow.legacy_profile == legacy))
-            account = await s.get(AccountRow, account_id)
-            if taken is not None or account is None or account.legacy_profile is not None:
-                return False
-            account.legacy_profile = legacy
-            await s.execute(
-                update(TableRow).where(TableRow.profile == legacy).values(profile=account_id)
-            )
-            old = await s.get(StatsRow, legacy)
-            if old is not None:
-                mine = await s.get(StatsRow, account_id)
-                if mine is None:
-                    s.add(
-                        StatsRow(
-                            profile=account_id,
-                            played=old.played,
-                            won=old.won,
-                            best_hand=old.best_hand,
-                            canastas=old.canastas,
-                            streak=old.streak,
-                            best_streak=old.best_streak,
-                            updated_at=now(),
-                        )
-                    )
-                else:
+        """Move a browser-made profile's tables and statistics to the account, once ever.
+
+        Only an id no account holds can be claimed (an account id is not a legacy profile),
+        and only by an account that has claimed none: the account row is updated on that
+        condition, so two racing claims cannot both succeed.
+        """
+        try:
+            async with self.sessions() as s, s.begin():
+                if await s.get(AccountRow, legacy) is not None:
+                    return False
+                taken = await s.scalar(
+                    select(AccountRow.id).where(AccountRow.legacy_profile == legacy)
+                )
+                if taken is not None:
+                    return False
+                result = await s.execute(
+                    update(AccountRow)
+                    .where(AccountRow.id == account_id, AccountRow.legacy_profile.is_(None))
+                    .values(legacy_profile=legacy)
+                    .execution_options(synchronize_session=False)
+                )
+                if result.rowcount != 1:  # type: ignore[attr-defined]
+                    return False
+                await s.execute(
+                    update(TableRow).where(TableRow.profile == legacy).values(profile=account_id)
+                )
+                old = await s.get(StatsRow, legacy)
+                if old is not None:
+                    # a fresh account: nothing else writes its statistics yet
+                    await s.execute(self._insert_missing_stats(account_id))
+                    mine = await s.get(StatsRow, account_id)
+                    assert mine is not None
                     mine.played += old.played
                     mine.won += old.won
                     mine.canastas += old.canastas
-                    if old.best_hand is not None:
-                        mine.best_hand = max(mine.best_hand or old.best_hand, old.best_hand)
+                    mine.streak += old.streak
                     mine.best_streak = max(mine.best_streak, old.best_streak)
-                await s.delete(old)
-            return True
+                    if old.best_hand is not None and (
+                        mine.best_hand is None or old.best_hand > mine.best_hand
+                    ):
+                        mine.best_hand = old.best_hand
+                    await s.delete(old)
+                return True
+        except IntegrityError:  # another account claimed it at the same moment
+            return False
 
     # ------------------------------------------------------------------ tables
 
@@ -413,19 +485,34 @@ class Store:
 
     async def _apply_deltas(self, s: Any, deltas: list[StatsDelta] | None) -> None:
         for delta in deltas or ():
-            stats = await s.get(StatsRow, delta.profile)
-            if stats is None:
-                stats = StatsRow(
-                    profile=delta.profile,
-                    played=0,
-                    won=0,
-                    best_hand=None,
-                    canastas=0,
-                    streak=0,
-                    best_streak=0,
-                )
-                s.add(stats)
-            delta.apply(stats)
+            await s.execute(self._insert_missing_stats(delta.profile))
+            await s.execute(
+                update(StatsRow)
+                .where(StatsRow.profile == delta.profile)
+                .values(**delta.sql_values())
+                .execution_options(synchronize_session=False)
+            )
+
+    def _insert_missing_stats(self, profile: str) -> Any:
+        """``INSERT … ON CONFLICT DO NOTHING`` of an empty stats row (both databases)."""
+        if self.url.startswith("postgresql"):
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        return (
+            insert(StatsRow)
+            .values(
+                profile=profile,
+                played=0,
+                won=0,
+                best_hand=None,
+                canastas=0,
+                streak=0,
+                best_streak=0,
+                updated_at=now(),
+            )
+            .on_conflict_do_nothing(index_elements=["profile"])
+        )
 
     async def append_change(
         self,

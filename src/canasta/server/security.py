@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import time
@@ -58,8 +59,34 @@ class _BodyTooLarge(Exception):
 
 
 def client_address(scope: Scope) -> str:
+    """The client's address as limits count it: an IPv6 address by its /64 (one subscriber
+    holds a whole /64, so counting single addresses would not limit anyone)."""
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    if not client:
+        return "unknown"
+    host = str(client[0])
+    if ":" in host:
+        try:
+            return str(ipaddress.ip_network(f"{host}/64", strict=False))
+        except ValueError:
+            return host
+    return host
+
+
+def is_loopback(scope: Scope) -> bool:
+    client = scope.get("client")
+    try:
+        return bool(client) and ipaddress.ip_address(client[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _logged_path(scope: Scope) -> str:
+    """The path as sent (still percent-encoded: no decoded newline can forge a log line)."""
+    raw = scope.get("raw_path")
+    if isinstance(raw, bytes):
+        return raw.decode("latin-1")
+    return repr(scope.get("path", ""))[1:-1]
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -108,11 +135,11 @@ class SecurityMiddleware:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self._refusal(scope)
         if refusal is not None:
-            access_log.info("WS %s %d", scope.get("path", ""), refusal[0])
+            access_log.info("WS %s %d", _logged_path(scope), refusal[0])
             # closing before accepting answers the handshake with HTTP 403
             await send({"type": "websocket.close", "code": 4403, "reason": refusal[1]})
             return
-        access_log.info("WS %s open", scope.get("path", ""))
+        access_log.info("WS %s open", _logged_path(scope))
         await self.app(scope, receive, send)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -182,7 +209,7 @@ class SecurityMiddleware:
             access_log.info(
                 "%s %s %d %.1fms",
                 scope.get("method", "?"),
-                scope.get("path", ""),
+                _logged_path(scope),
                 status,
                 (time.perf_counter() - start) * 1000,
             )

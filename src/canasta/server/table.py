@@ -130,8 +130,12 @@ class Table:
         self.storage_ok = True
         self.defunct = False
         self.conns: set[Conn] = set()
-        #: sockets attached (joined and not yet left), counted when they attach
+        #: sockets attached (joined and not yet left), counted when they attach: the owner's
+        #: and the others' (spectators), each with a cap of its own
         self.attached = 0
+        self.attached_owners = 0
+        #: the suggestion for the current version (a search: made once per position)
+        self._suggestion: tuple[int, dict[str, Any]] | None = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -362,11 +366,27 @@ class Table:
 
     def join(self, conn: Conn) -> None:
         self.attached += 1
+        conn.joined_as_owner = conn.owner
+        self.attached_owners += conn.owner
         self.queue.put_nowait(_Joined(conn))
 
     def leave(self, conn: Conn) -> None:
         self.attached -= 1
+        self.attached_owners -= conn.joined_as_owner
         self.queue.put_nowait(_Left(conn))
+
+    def has_room_for(self, owner: bool) -> bool:
+        """Whether one more socket of this kind may attach (spectators cannot crowd out the
+        owner: each kind has its own cap)."""
+        if owner:
+            return self.attached_owners < self.config.owner_sockets_per_table
+        return self.attached - self.attached_owners < self.config.spectators_per_table
+
+    def reassign(self, profile: str) -> None:
+        """The table's owner is now ``profile`` (an old browser id was claimed by an account)."""
+        self.profile = profile
+        for conn in self.conns:
+            conn.owner = conn.account is not None and conn.account == profile
 
     async def submit(self, conn: Conn, raw: str | bytes) -> None:
         """Queue a client's message; waits while that socket already has its share queued
@@ -406,6 +426,14 @@ class Table:
         elif isinstance(item, _BotTurn):
             await self._bot_turn(item.version)
         elif isinstance(item, _StorageBack):
+            if await self.store.stored_version(self.id) != self.version:
+                # a save that failed here may have committed all the same (a timeout after
+                # the database took it): the stored table is the truth, so reload from it
+                log.warning("table %s: the stored version differs; reloading", self.id)
+                self.defunct = True
+                for conn in self.conns:
+                    conn.drop(CLOSE_RELOAD, "the table is being reloaded: reconnect")
+                return
             self.storage_ok = True
             for conn in self.conns:
                 conn.send(self.state_message(conn, "storage"))
@@ -440,7 +468,7 @@ class Table:
             raise TableError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
         if kind != "sync":
             self._check_owner(conn)
-            if not self.storage_ok:
+            if not self.storage_ok or not self.store.writable:
                 raise TableError(*_STORAGE_DOWN)
         await handler(conn, msg)
         return str(kind)
@@ -466,6 +494,8 @@ class Table:
             snapshot, tail = self.game.to_record(), []
         row = values if snapshot is None else {**values, "record": snapshot, "snapshot_seq": self.version}
         try:
+            if not self.store.writable:  # another process took the database: never write
+                raise RuntimeError("this process no longer holds the database")
             await self.store.append_change(
                 self.id, seq=self.version, entry={"kind": change, **entry}, values=row, deltas=deltas
             )
@@ -728,6 +758,15 @@ class Table:
     async def _on_suggest(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_version(msg)
         self._acting_seat(conn, msg)
+        if self._suggestion is None or self._suggestion[0] != self.version:
+            if not conn.suggest_bucket.take():
+                raise TableError("rate_limited", "suggestions are limited to one a second")
+            # a search can take tens of milliseconds: off the event loop (the worker waits
+            # for it, so nothing changes the game meanwhile)
+            self._suggestion = (self.version, await asyncio.to_thread(self._suggest_now))
+        conn.send(self._suggestion[1])
+
+    def _suggest_now(self) -> dict[str, Any]:
         st = self.game.state
         action: Action | None = None
         kind = "none"
@@ -742,15 +781,13 @@ class Table:
                 kind = "meld"
         if action is None:
             kind = "none"
-        conn.send(
-            {
-                "type": "suggestion",
-                "version": self.version,
-                "kind": kind,
-                "action": None if action is None else action_to_json(action),
-                "message": "no legal suggestion" if action is None else action_to_text(action),
-            }
-        )
+        return {
+            "type": "suggestion",
+            "version": self.version,
+            "kind": kind,
+            "action": None if action is None else action_to_json(action),
+            "message": "no legal suggestion" if action is None else action_to_text(action),
+        }
 
     async def _on_undo(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_version(msg)

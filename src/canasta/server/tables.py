@@ -82,60 +82,84 @@ class Tables:
         return table
 
     async def _make_room(self, profile: str | None) -> None:
-        """Unload this session's least recently used idle tables past its share; refuse when
-        the session's tables are all in use or the process is full."""
-        cap = self.config.live_tables_per_session
         async with self._lock:
-            mine = sorted(
-                (t for t in self._live.values() if t.profile == profile and profile is not None),
-                key=lambda t: self._used.get(t.id, 0.0),
-            )
-            evict: list[Table] = []
-            for t in mine:
-                if len(mine) - len(evict) < cap:
-                    break
-                if not t.attached and t.queue.empty():
-                    evict.append(t)
-            if len(mine) - len(evict) >= cap:
-                raise TooManyTables(
-                    "too_many_live_tables",
-                    f"at most {cap} tables can be open at once: close one first",
-                )
-            if len(self._live) - len(evict) >= self.config.live_tables:
-                raise TooManyTables("server_full", "the server is full: try again later")
-            for t in evict:
-                del self._live[t.id]
-                self._used.pop(t.id, None)
+            evict = self._room_for(profile)
         for t in evict:
             await t.stop()
 
+    def _room_for(self, profile: str | None) -> list[Table]:
+        """Make room for one more live table of ``profile`` (with the lock held): unload that
+        account's least recently used idle tables past its share, and the process's least
+        recently used idle ones when it is full. Refuses when everything is in use."""
+        cap = self.config.live_tables_per_session
+
+        def idle(t: Table) -> bool:
+            return not t.attached and t.queue.empty()
+
+        by_use = sorted(self._live.values(), key=lambda t: self._used.get(t.id, 0.0))
+        mine = [t for t in by_use if profile is not None and t.profile == profile]
+        evict = [t for t in mine if idle(t)][: max(0, len(mine) - cap + 1)]
+        if len(mine) - len(evict) >= cap:
+            raise TooManyTables(
+                "too_many_live_tables",
+                f"at most {cap} tables can be open at once: close one first",
+            )
+        over = len(self._live) - len(evict) - self.config.live_tables + 1
+        if over > 0:
+            others = [t for t in by_use if t not in evict and idle(t)][:over]
+            if len(others) < over:
+                raise TooManyTables("server_full", "the server is full: try again later")
+            evict += others
+        for t in evict:
+            del self._live[t.id]
+            self._used.pop(t.id, None)
+        return evict
+
+    def peek(self, table_id: str) -> Table | None:
+        """The table if it is live (no loading)."""
+        table = self._live.get(table_id)
+        return None if table is None or table.defunct else table
+
+    def reassign(self, old: str, new: str) -> None:
+        """Live tables of owner ``old`` now belong to ``new`` (a claimed browser id)."""
+        for t in self._live.values():
+            if t.profile == old:
+                t.reassign(new)
+
     async def get(self, table_id: str) -> Table | None:
         """The live table, reloading it (replaying its record) after a restart."""
-        async with self._lock:
-            table = self._live.get(table_id)
-            if table is not None and table.defunct:
-                del self._live[table_id]
-                asyncio.get_running_loop().create_task(table.stop())
-                table = None
-            if table is not None:
-                self._used[table_id] = time.monotonic()
-                return table
-            if len(self._live) >= self.config.live_tables:
-                raise TooManyTables("server_full", "the server is full: try again later")
-            row = await self.store.load_table(table_id)
-            if row is None:
-                return None
-            changes = await self.store.load_log(table_id, row.snapshot_seq)
-            try:
-                table = Table.from_row(row, self.store, log=changes, config=self.config)
-            except Exception:  # a record the core no longer replays: report it, serve the others
-                log.exception("table %s: its record does not replay", table_id)
-                return None
-            table.metrics = self.metrics
-            self._live[table_id] = table
+        evict: list[Table] = []
+        try:
+            async with self._lock:
+                return await self._get(table_id, evict)
+        finally:
+            for t in evict:
+                await t.stop()
+
+    async def _get(self, table_id: str, evict: list[Table]) -> Table | None:
+        table = self._live.get(table_id)
+        if table is not None and table.defunct:
+            del self._live[table_id]
+            evict.append(table)
+            table = None
+        if table is not None:
             self._used[table_id] = time.monotonic()
-            table.start()
             return table
+        row = await self.store.load_table(table_id)
+        if row is None:
+            return None
+        evict += self._room_for(row.profile)
+        changes = await self.store.load_log(table_id, row.snapshot_seq)
+        try:
+            table = Table.from_row(row, self.store, log=changes, config=self.config)
+        except Exception:  # a record the core no longer replays: report it, serve the others
+            log.exception("table %s: its record does not replay", table_id)
+            return None
+        table.metrics = self.metrics
+        self._live[table_id] = table
+        self._used[table_id] = time.monotonic()
+        table.start()
+        return table
 
     async def sweep(self, idle_seconds: float | None = None) -> int:
         """Drop tables with no socket that nobody asked for lately (finished matches sooner);
