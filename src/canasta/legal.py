@@ -13,22 +13,11 @@ from typing import TYPE_CHECKING
 
 from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Discard, Group, Meld, TakePile
 from .cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, IS_WILD, MELD_FACES, VALUE
+from .rules import CANASTA_SIZE
 
 if TYPE_CHECKING:
-    from .state import State, TableMeld
-
-
-def _wild_capacity(m: TableMeld | None, nat_after: int, outnumber: bool, no_wild_on_canasta: bool) -> int:
-    """How many more wilds a meld may take once it holds ``nat_after`` naturals (R5.2, R5.4)."""
-    if m is None:
-        cap = 3 if not outnumber else min(3, nat_after - 1)
-        return max(cap, 0)
-    if no_wild_on_canasta and len(m.cards) >= 7:
-        return 0
-    cap = 3 - m.wilds
-    if outnumber:
-        cap = min(cap, nat_after - m.wilds - 1)
-    return max(cap, 0)
+    from .rules import Settings
+    from .state import State
 
 
 def _wilds_of(hand: list[int]) -> list[int]:
@@ -81,8 +70,8 @@ def can_go_out(state: State) -> Meld | Discard | None:
         for r in MELD_FACES:
             m = melds[r]
             size = fc[r] + (len(m.cards) if m is not None else 0)
-            if size and (m is None or len(m.cards) < 7):
-                deficits.append(max(0, 7 - size))
+            if size and (m is None or not m.is_canasta):
+                deficits.append(max(0, CANASTA_SIZE - size))
         deficits.sort()
         missing = need - have
         if len(deficits) < missing or sum(deficits[:missing]) > wilds:
@@ -110,8 +99,6 @@ def _meld_all(state: State, seat: int, discard: int | None) -> tuple[Group, ...]
         return None
     side = state.side_of[seat]
     melds = state.melds[side]
-    outnumber = s.wild_limit == "outnumber"
-    no_wc = not s.wilds_on_canasta
     counts = [0] * 15
     for c in hand:
         counts[FACE[c]] += 1
@@ -133,14 +120,14 @@ def _meld_all(state: State, seat: int, discard: int | None) -> tuple[Group, ...]
                 continue
             if n < 2:
                 return None
-            cap = _wild_capacity(None, n, outnumber, no_wc)
+            cap = s.wild_capacity(n)
             mand = 1 if n == 2 else 0
             if mand > cap:
                 return None
             entries.append([r, n, cap, mand, -1])
             mandatory += mand
         else:
-            cap = _wild_capacity(m, m.naturals + n, outnumber, no_wc)
+            cap = s.wild_capacity(m.naturals + n, m.wilds, size=len(m.cards))
             if n == 0 and cap == 0:
                 continue
             entries.append([r, len(m.cards) + n, cap, 0, len(m.cards)])
@@ -152,12 +139,12 @@ def _meld_all(state: State, seat: int, discard: int | None) -> tuple[Group, ...]
     open_targets = []
     for e in entries:
         r, size, cap, mand, before = e
-        if before >= 7:
+        if before >= CANASTA_SIZE:
             continue
-        if size + mand >= 7:
+        if size + mand >= CANASTA_SIZE:
             have += 1
         else:
-            deficit = 7 - size - mand
+            deficit = CANASTA_SIZE - size - mand
             if deficit <= cap - mand:
                 open_targets.append((deficit, r))
     open_targets.sort()
@@ -197,10 +184,7 @@ def _meld_all(state: State, seat: int, discard: int | None) -> tuple[Group, ...]
 
 def _pile_takeable(state: State) -> bool:
     pile = state.pile
-    if not pile:
-        return False
-    top = pile[-1]
-    if IS_WILD[top] or FACE[top] in (F_BLACK3, F_RED3):
+    if state.settings.pile_blocked(pile[-1] if pile else None) is not None:
         return False
     return not (len(state.hands[state.turn]) == 1 and len(pile) == 1)
 
@@ -233,7 +217,7 @@ def _take_candidates(state: State) -> list[TakePile]:
 
 
 def _opening_groups(
-    hand: list[int], fc: list[int], outnumber: bool, forced: int, forced_extra: int
+    hand: list[int], fc: list[int], settings: Settings, forced: int, forced_extra: int
 ) -> list[list[int]]:
     """The highest-value set of new melds from a hand (for an unopened side).
 
@@ -266,7 +250,7 @@ def _opening_groups(
         extra = forced_extra if forced >= 0 and g is groups[0] else 0
         nat = sum(1 for c in g if not IS_WILD[c]) + extra
         w = len(g) - (nat - extra)
-        cap = (3 if not outnumber else min(3, nat - 1)) - w
+        cap = settings.wild_capacity(nat, w)
         while cap > 0 and wilds:
             g.append(wilds.pop(0))
             cap -= 1
@@ -289,8 +273,7 @@ def _opening_take(state: State) -> list[TakePile]:
     r = FACE[top]
     if fc[r] < 2:
         return []
-    outnumber = state.settings.wild_limit == "outnumber"
-    full = _opening_groups(hand, fc, outnumber, r, 1)
+    full = _opening_groups(hand, fc, state.settings, r, 1)
     minimum = state.opening_minimum(seat)
     # Small plan: the natural pair with the top, then whole groups by value until the minimum.
     value = VALUE[top] + sum(VALUE[c] for c in full[0])
@@ -318,7 +301,7 @@ def _opening_take(state: State) -> list[TakePile]:
 def _trimmed_takes(state: State, full: list[list[int]]) -> list[TakePile]:
     """When the largest plan leaves too few cards (R10.2), hold back the cheapest cards."""
     r = FACE[state.pile[-1]]
-    outnumber = state.settings.wild_limit == "outnumber"
+    s = state.settings
     plan = [list(g) for g in full]
     while True:
         action = TakePile(tuple(Group(r if i == 0 else _rank_of(g), tuple(g)) for i, g in enumerate(plan)))
@@ -334,7 +317,7 @@ def _trimmed_takes(state: State, full: list[list[int]]) -> list[TakePile]:
             options = []
             if wild:
                 options.append(min(wild, key=lambda c: VALUE[c]))
-            if len(nat) > 2 and (not outnumber or len(nat) - 1 + extra > len(wild)):
+            if len(nat) > 2 and s.wild_limit_error(len(nat) - 1 + extra, len(wild)) is None:
                 options.append(min(nat, key=lambda c: VALUE[c]))
             for c in options:
                 if best is None or VALUE[c] < best[0]:
@@ -458,8 +441,6 @@ def _single_groups(state: State, out: list[Action]) -> None:
     need = s.canastas_to_go_out
     have = state.canastas[side]
     keep_two = state.ask == "no"
-    outnumber = s.wild_limit == "outnumber"
-    no_wc = not s.wilds_on_canasta
     by_face: list[list[int]] = [[] for _ in range(15)]
     for c in hand:
         by_face[FACE[c]].append(c)
@@ -476,28 +457,23 @@ def _single_groups(state: State, out: list[Action]) -> None:
             if m is not None:
                 before = len(m.cards)
                 after = h - n
-                if after >= 2 or (not keep_two and have + (before < 7 <= before + n) >= need):
+                if after >= 2 or (not keep_two and have + (before < CANASTA_SIZE <= before + n) >= need):
                     out.append(Meld((Group(r, nat),)))
             else:
                 if n >= 3:
                     after = h - n
-                    if after >= 2 or (not keep_two and have + (n >= 7) >= need):
+                    if after >= 2 or (not keep_two and have + (n >= CANASTA_SIZE) >= need):
                         out.append(Meld((Group(r, nat),)))
                 if n >= 2 and wild_codes:
                     after = h - n - 1
-                    if after >= 2 or (not keep_two and have + (n + 1 >= 7) >= need):
+                    if after >= 2 or (not keep_two and have + (n + 1 >= CANASTA_SIZE) >= need):
                         for w in wild_codes:
                             out.append(Meld((Group(r, nat + (w,)),)))
         if m is not None and wild_codes:
-            if no_wc and len(m.cards) >= 7:
-                continue
-            cap = 3 - m.wilds
-            if outnumber:
-                cap = min(cap, m.naturals - m.wilds - 1)
-            if cap >= 1:
-                before = len(m.cards)
+            before = len(m.cards)
+            if s.wild_capacity(m.naturals, m.wilds, size=before) >= 1:
                 after = h - 1
-                if after >= 2 or (not keep_two and have + (before == 6) >= need):
+                if after >= 2 or (not keep_two and have + (before + 1 == CANASTA_SIZE) >= need):
                     for w in wild_codes:
                         out.append(Meld((Group(r, (w,)),)))
 
@@ -507,9 +483,8 @@ def _opening_melds(state: State, out: list[Action]) -> None:
     seat = state.turn
     hand = state.hands[seat]
     fc = state.fc[seat]
-    outnumber = state.settings.wild_limit == "outnumber"
     minimum = state.opening_minimum(seat)
-    full = _opening_groups(hand, fc, outnumber, -1, 0)
+    full = _opening_groups(hand, fc, state.settings, -1, 0)
     if not full:
         return
     total = sum(VALUE[c] for g in full for c in g)

@@ -141,7 +141,7 @@ def state_from_position(data: Any) -> State:
                 raise _bad(f"meld {token} has fewer than 3 cards")
             st.melds[side][r] = TableMeld(r, tuple(codes), nat, wild)
         st.nmelds[side] = sum(1 for m in st.melds[side] if m is not None)
-        st.canastas[side] = sum(1 for m in st.melds[side] if m is not None and len(m.cards) >= 7)
+        st.canastas[side] = sum(1 for m in st.melds[side] if m is not None and m.is_canasta)
     st.red3 = [_cards(x, "red threes") for x in _seat_list(data, "red_threes", n, [[] for _ in range(n)])]
     for reds in st.red3:
         if any(FACE[c] != F_RED3 for c in reds):
@@ -221,13 +221,11 @@ def _check_consistency(st: State) -> None:
         if sides != list(st.team_of):
             raise _bad(f"sides must be {list(st.team_of)} in this game (R0)")
     limit_exempt = st.merged
-    outnumber = st.settings.wild_limit == "outnumber"
     for side, ms in enumerate(st.melds):
         for m in ms:
             if m is None or limit_exempt:
                 continue
-            bad = m.wilds > 3 or (m.naturals <= m.wilds if outnumber else m.naturals < 2)
-            if bad:
+            if st.settings.wild_limit_error(m.naturals, m.wilds) is not None:
                 raise _bad(f"side {side}'s meld of {FACE_TOKEN[m.rank]} breaks the wild-card limits (R5.2)")
     for side in set(sides):
         seats = [x for x in range(n) if sides[x] == side]

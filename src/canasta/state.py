@@ -25,13 +25,23 @@ from .cards import (
     card_str,
 )
 from .errors import CanastaError, IllegalAction
-from .rules import Settings, opening_minimum
+from .rules import CANASTA_SIZE, Settings, opening_minimum
 from .scoring import HandResult, score_hand
 
 if TYPE_CHECKING:
     from .view import SeatView
 
 _MELD_FACE_SET = frozenset(MELD_FACES)
+_BLOCKED = {
+    "pile_empty": "the pile is empty",
+    "pile_top_wild": "the pile cannot be taken while a wild card is on top",
+    "pile_top_three": "the pile cannot be taken while a three is on top",
+}
+_LIMIT = {
+    "too_many_wilds": "a meld holds at most 3 wild cards; your {name} would have {wilds}",
+    "wilds_outnumber_naturals": "naturals must outnumber wilds; your {name} would have {naturals} naturals and {wilds} wilds",
+    "meld_needs_two_naturals": "a meld needs at least 2 natural cards; your {name} have {naturals}",
+}
 _NAMES = {f: FACE_TOKEN[f] + "s" for f in range(13)}
 _NAMES[F_BLACK3] = "black threes"
 
@@ -46,10 +56,12 @@ class TableMeld(NamedTuple):
 
     @property
     def is_canasta(self) -> bool:
-        return len(self.cards) >= 7
+        """R5.4: seven cards or more."""
+        return len(self.cards) >= CANASTA_SIZE
 
     @property
     def is_natural(self) -> bool:
+        """No wild card (a natural canasta, R13.1)."""
         return self.wilds == 0
 
 
@@ -67,10 +79,6 @@ class Event(NamedTuple):
     ndrawn: int
     red_threes: tuple[int, ...]
     taken: tuple[int, ...]
-
-
-def _ill(code: str, section: str, message: str) -> IllegalAction:
-    return IllegalAction(code, section, message)
 
 
 class State:
@@ -297,23 +305,20 @@ class State:
 
     def frozen_causes(self, side: int) -> list[str]:
         """R7: why the pile is frozen for ``side`` (empty list: not frozen)."""
-        causes = []
-        if self.pile_wild:
-            causes.append("wild")
-        if self.pile_red3:
-            causes.append("red_three")
-        if self.pile_black3 and self.settings.black_three == "freeze":
-            causes.append("black_three")
-        if not self.nmelds[side]:
-            causes.append("not_opened")
-        return causes
+        return self.settings.frozen_causes(
+            wild=self.pile_wild > 0,
+            red_three=self.pile_red3 > 0,
+            black_three=self.pile_black3 > 0,
+            opened=self.nmelds[side] > 0,
+        )
 
     def is_frozen_for(self, side: int) -> bool:
-        return bool(
-            self.pile_wild
-            or self.pile_red3
-            or (self.pile_black3 and self.settings.black_three == "freeze")
-            or not self.nmelds[side]
+        """R7: is the pile frozen for ``side``?"""
+        return self.settings.is_frozen(
+            wild=self.pile_wild > 0,
+            red_three=self.pile_red3 > 0,
+            black_three=self.pile_black3 > 0,
+            opened=self.nmelds[side] > 0,
         )
 
     def side_seats(self, side: int) -> list[int]:
@@ -350,17 +355,17 @@ class State:
         phase = self.phase
         kind = getattr(action, "kind", None)
         if phase == "over":
-            raise _ill("hand_over", "R10", "the hand is over")
+            raise IllegalAction("hand_over", "R10", "the hand is over")
         if phase == "ask":
             if kind != "answer":
-                raise _ill("awaiting_answer", "R11", "your partner must first answer 'May I go out?'")
+                raise IllegalAction("awaiting_answer", "R11", "your partner must first answer 'May I go out?'")
             return
         if kind == "answer":
-            raise _ill("no_question", "R11", "nobody asked 'May I go out?'")
+            raise IllegalAction("no_question", "R11", "nobody asked 'May I go out?'")
         if phase == "draw":
             if kind == "draw":
                 if not self.stock:
-                    raise _ill("stock_empty", "R12", "the stock is empty: take the pile or decline it")
+                    raise IllegalAction("stock_empty", "R12", "the stock is empty: take the pile or decline it")
                 return
             if kind == "take":
                 assert isinstance(action, TakePile)
@@ -368,17 +373,17 @@ class State:
                 return
             if kind == "decline":
                 if self.stock:
-                    raise _ill("cannot_decline", "R12", "you may only decline the pile when the stock is empty")
+                    raise IllegalAction("cannot_decline", "R12", "you may only decline the pile when the stock is empty")
                 if self.take_is_compulsory():
-                    raise _ill(
+                    raise IllegalAction(
                         "pile_take_compulsory",
                         "R12",
                         "the stock is empty and the pile's top card fits your side's meld: you must take it",
                     )
                 return
             if kind in ("meld", "discard", "ask"):
-                raise _ill("must_draw_first", "R4", "draw from the stock or take the pile first")
-            raise _ill("bad_action", "R4", f"not an action: {action!r}")
+                raise IllegalAction("must_draw_first", "R4", "draw from the stock or take the pile first")
+            raise IllegalAction("bad_action", "R4", f"not an action: {action!r}")
         # play phase
         if kind == "meld":
             assert isinstance(action, Meld)
@@ -392,49 +397,50 @@ class State:
             self._check_ask()
             return
         if kind in ("draw", "take", "decline"):
-            raise _ill("already_drew", "R4", "you have already drawn this turn: meld or discard")
-        raise _ill("bad_action", "R4", f"not an action: {action!r}")
+            raise IllegalAction("already_drew", "R4", "you have already drawn this turn: meld or discard")
+        raise IllegalAction("bad_action", "R4", f"not an action: {action!r}")
 
     def _check_ask(self) -> None:
         if not self.settings.ask_partner:
-            raise _ill("ask_disabled", "R11", "'May I go out?' is not played in these rules")
+            raise IllegalAction("ask_disabled", "R11", "'May I go out?' is not played in these rules")
         if self.ask is not None:
-            raise _ill("already_asked", "R11", "you have already asked this turn")
+            raise IllegalAction("already_asked", "R11", "you have already asked this turn")
         if self.turn_melded:
-            raise _ill("ask_before_melding", "R11", "ask before melding anything this turn")
+            raise IllegalAction("ask_before_melding", "R11", "ask before melding anything this turn")
         if _legal.can_go_out(self) is None:
-            raise _ill("cannot_go_out_now", "R11", "you may only ask when you could go out now")
+            raise IllegalAction("cannot_go_out_now", "R11", "you may only ask when you could go out now")
 
     def _check_discard(self, card: int) -> None:
         seat = self.turn
         hand = self.hands[seat]
         if card not in hand:
-            raise _ill("card_not_in_hand", "R4", f"{card_str(card)} is not in your hand")
+            raise IllegalAction(
+                "card_not_in_hand", "R4", f"{card_str(card)} is not in your hand", details={"card": card_str(card)}
+            )
         if self.ask == "yes":
-            raise _ill("must_go_out_after_yes", "R11", "your partner said yes: you must go out this turn")
+            raise IllegalAction("must_go_out_after_yes", "R11", "your partner said yes: you must go out this turn")
         if len(hand) == 1:
             if self.ask == "no":
-                raise _ill("partner_said_no", "R11", "your partner said no: you may not go out this turn")
+                raise IllegalAction("partner_said_no", "R11", "your partner said no: you may not go out this turn")
             side = self.side_of[seat]
             need = self.settings.canastas_to_go_out
             if self.canastas[side] < need:
-                raise _ill(
+                raise IllegalAction(
                     "cannot_go_out_without_canasta",
                     "R10",
                     f"your side has {self.canastas[side]} canasta(s); going out needs {need}",
+                    details={"canastas": self.canastas[side], "needed": need},
                 )
 
     def _check_take(self, action: TakePile) -> None:
         pile = self.pile
-        if not pile:
-            raise _ill("pile_empty", "R8", "the pile is empty")
-        top = pile[-1]
-        if IS_WILD[top]:
-            raise _ill("pile_top_wild", "R8", "the pile cannot be taken while a wild card is on top")
-        if FACE[top] in (F_BLACK3, F_RED3):
-            raise _ill("pile_top_three", "R8", "the pile cannot be taken while a three is on top")
+        top = pile[-1] if pile else None
+        blocked = self.settings.pile_blocked(top)
+        if blocked is not None:
+            raise IllegalAction(blocked, "R8", _BLOCKED[blocked])
+        assert top is not None
         if len(self.hands[self.turn]) == 1 and len(pile) == 1:
-            raise _ill("one_card_cannot_take_one_card_pile", "R8", "with one card in hand you may not take a pile of one card")
+            raise IllegalAction("one_card_cannot_take_one_card_pile", "R8", "with one card in hand you may not take a pile of one card")
         self._check_groups(self._take_groups(action), top, None)
 
     def _take_groups(self, action: TakePile) -> tuple[Group, ...]:
@@ -453,11 +459,11 @@ class State:
         side = self.side_of[seat]
         melds = self.melds[side]
         if self.ask == "pending":
-            raise _ill("awaiting_answer", "R11", "wait for your partner's answer")
+            raise IllegalAction("awaiting_answer", "R11", "wait for your partner's answer")
         if not groups:
-            raise _ill("empty_meld", "R4", "a meld action needs at least one group")
+            raise IllegalAction("empty_meld", "R4", "a meld action needs at least one group")
         if len(groups) > 15:
-            raise _ill("duplicate_rank", "R4", "too many groups")
+            raise IllegalAction("duplicate_rank", "R4", "too many groups")
         used: dict[int, int] = {}
         nused = 0
         seen = 0
@@ -465,36 +471,45 @@ class State:
         new_canastas = 0
         black3_group = False
         top_face = FACE[top] if top is not None else -1
-        outnumber = s.wild_limit == "outnumber"
         for g in groups:
             r = g.rank
             if type(r) is not int or not (r in _MELD_FACE_SET or r == F_BLACK3):
-                raise _ill("bad_rank", "R5", "melds are of ranks A, 4-K (black threes only when going out)")
+                raise IllegalAction("bad_rank", "R5", "melds are of ranks A, 4-K (black threes only when going out)")
             name = _NAMES[r]
             bit = 1 << r
             if seen & bit:
-                raise _ill("duplicate_rank", "R4", f"two groups of {name} in one action: merge them into one")
+                raise IllegalAction(
+                    "duplicate_rank",
+                    "R4",
+                    f"two groups of {name} in one action: merge them into one",
+                    details={"rank": FACE_TOKEN[r]},
+                )
             seen |= bit
             cards = g.cards
             nat = wild = 0
             for c in cards:
                 if type(c) is not int or not 0 <= c <= 52:
-                    raise _ill("bad_card", "R1", f"not a card: {c!r}")
+                    raise IllegalAction("bad_card", "R1", f"not a card: {c!r}")
                 f = FACE[c]
                 if f == r:
                     nat += 1
                 elif f == F_DEUCE or f == F_JOKER:
                     wild += 1
                 elif f == F_RED3:
-                    raise _ill("red_three_cannot_meld", "R5", "red threes never go in a meld")
+                    raise IllegalAction("red_three_cannot_meld", "R5", "red threes never go in a meld")
                 elif f == F_BLACK3:
-                    raise _ill(
+                    raise IllegalAction(
                         "black_three_cannot_meld",
                         "R10",
                         "black threes meld only as a meld of their own (3 or 4) when going out",
                     )
                 else:
-                    raise _ill("card_does_not_match_rank", "R5", f"{card_str(c)} cannot go in a meld of {name}")
+                    raise IllegalAction(
+                        "card_does_not_match_rank",
+                        "R5",
+                        f"{card_str(c)} cannot go in a meld of {name}",
+                        details={"card": card_str(c), "rank": FACE_TOKEN[r]},
+                    )
                 used[c] = used.get(c, 0) + 1
                 value += VALUE[c]
             nused += len(cards)
@@ -505,66 +520,89 @@ class State:
                 nat += 1
                 value += VALUE[top]
             elif not cards:
-                raise _ill("empty_group", "R4", f"the group of {name} has no cards")
+                raise IllegalAction("empty_group", "R4", f"the group of {name} has no cards", details={"rank": FACE_TOKEN[r]})
             if r == F_BLACK3:
                 if not s.black_three_meld_on_going_out:
-                    raise _ill("black_three_meld_not_allowed", "R10", "black threes never meld in these rules")
+                    raise IllegalAction("black_three_meld_not_allowed", "R10", "black threes never meld in these rules")
                 if wild:
-                    raise _ill("black_three_meld_with_wild", "R10", "a black-three meld may not contain wild cards")
+                    raise IllegalAction("black_three_meld_with_wild", "R10", "a black-three meld may not contain wild cards")
                 if nat not in (3, 4):
-                    raise _ill("black_three_meld_size", "R10", f"a black-three meld has 3 or 4 black threes, not {nat}")
+                    raise IllegalAction(
+                        "black_three_meld_size",
+                        "R10",
+                        f"a black-three meld has 3 or 4 black threes, not {nat}",
+                        details={"count": nat},
+                    )
                 black3_group = True
                 continue
             m = melds[r]
             if m is not None:
                 before = len(m.cards)
                 if wild:
-                    if not s.wilds_on_canasta and before >= 7:
-                        raise _ill(
-                            "no_wilds_on_canasta", "R5", f"wild cards may not be added to the completed canasta of {name}"
+                    if not s.wilds_on_canasta and before >= CANASTA_SIZE:
+                        raise IllegalAction(
+                            "no_wilds_on_canasta",
+                            "R5",
+                            f"wild cards may not be added to the completed canasta of {name}",
+                            details={"rank": FACE_TOKEN[r]},
                         )
-                    self._limit(m.naturals + nat, m.wilds + wild, name, outnumber)
-                if before < 7 <= before + nat + wild:
+                    self._limit(m.naturals + nat, m.wilds + wild, r)
+                if before < CANASTA_SIZE <= before + nat + wild:
                     new_canastas += 1
             else:
                 size = nat + wild
                 if size < 3:
-                    raise _ill("meld_too_small", "R5", f"a meld needs at least 3 cards; your {name} have {size}")
-                self._limit(nat, wild, name, outnumber)
-                if size >= 7:
+                    raise IllegalAction(
+                        "meld_too_small",
+                        "R5",
+                        f"a meld needs at least 3 cards; your {name} have {size}",
+                        details={"rank": FACE_TOKEN[r], "size": size, "minimum": 3},
+                    )
+                self._limit(nat, wild, r)
+                if size >= CANASTA_SIZE:
                     new_canastas += 1
             if is_top:
                 if self.is_frozen_for(side):
                     if hand_nat < 2:
-                        raise _ill(
+                        raise IllegalAction(
                             "pile_frozen_needs_natural_pair",
                             "R8",
                             f"the pile is frozen for your side: you need two natural {name} from your hand",
+                            details={"rank": FACE_TOKEN[r], "naturals": hand_nat, "needed": 2,
+                                     "causes": self.frozen_causes(side)},
                         )
                 elif hand_nat < 2 and not (hand_nat >= 1 and wild >= 1) and m is None:
-                    raise _ill(
+                    raise IllegalAction(
                         "pile_needs_matching_cards",
                         "R8",
                         f"to take the pile, meld its top card with two natural {name}, "
                         "a natural and a wild, or add it to your side's meld",
+                        details={"rank": FACE_TOKEN[r], "naturals": hand_nat, "wilds": wild},
                     )
         if discard is not None:
             if type(discard) is not int or not 0 <= discard <= 52:
-                raise _ill("bad_card", "R1", f"not a card: {discard!r}")
+                raise IllegalAction("bad_card", "R1", f"not a card: {discard!r}")
             used[discard] = used.get(discard, 0) + 1
         for c, k in used.items():
             if k > 1:
                 have = hand.count(c)
                 if have < k:
-                    raise _ill("card_not_in_hand", "R4", f"you hold {have} {card_str(c)}, not {k}")
+                    raise IllegalAction(
+                        "card_not_in_hand",
+                        "R4",
+                        f"you hold {have} {card_str(c)}, not {k}",
+                        details={"card": card_str(c), "held": have, "needed": k},
+                    )
             elif c not in hand:
-                raise _ill("card_not_in_hand", "R4", f"{card_str(c)} is not in your hand")
+                raise IllegalAction(
+                    "card_not_in_hand", "R4", f"{card_str(c)} is not in your hand", details={"card": card_str(c)}
+                )
         after = len(hand) - nused
         if top is not None:
             after += len(self.pile) - 1 - self.pile_red3
         if discard is not None:
             if after != 1:
-                raise _ill(
+                raise IllegalAction(
                     "discard_only_with_last_card",
                     "R10",
                     "a discard may join a meld action only to go out with your last card",
@@ -577,44 +615,45 @@ class State:
             minimum = self.opening_minimum(seat)
             waived = top is None and goes_out and self.drew == "stock" and not self.turn_melded
             if value < minimum and not waived:
-                raise _ill(
-                    "opening_minimum_not_met", "R6", f"your melds count {value}; your side needs {minimum} to open"
+                raise IllegalAction(
+                    "opening_minimum_not_met",
+                    "R6",
+                    f"your melds count {value}; your side needs {minimum} to open",
+                    details={"count": value, "minimum": minimum},
                 )
         need = s.canastas_to_go_out
         have = self.canastas[side] + new_canastas
         if goes_out and have < need:
-            raise _ill(
-                "cannot_go_out_without_canasta", "R10", f"your side would have {have} canasta(s); going out needs {need}"
+            raise IllegalAction(
+                "cannot_go_out_without_canasta",
+                "R10",
+                f"your side would have {have} canasta(s); going out needs {need}",
+                details={"canastas": have, "needed": need},
             )
         if not goes_out and after < 2 and have < need:
-            raise _ill(
+            raise IllegalAction(
                 "would_leave_one_card_without_canasta",
                 "R10",
                 f"until your side has {need} canasta(s) you must keep at least two cards; this leaves {after}",
+                details={"canastas": have, "needed": need, "cards_left": after},
             )
         if black3_group and not goes_out:
-            raise _ill("black_threes_only_when_going_out", "R10", "black threes meld only in the action that goes out")
+            raise IllegalAction("black_threes_only_when_going_out", "R10", "black threes meld only in the action that goes out")
         if self.ask == "yes" and not goes_out:
-            raise _ill("must_go_out_after_yes", "R11", "your partner said yes: your next action must go out")
+            raise IllegalAction("must_go_out_after_yes", "R11", "your partner said yes: your next action must go out")
         if self.ask == "no":
             if goes_out:
-                raise _ill("partner_said_no", "R11", "your partner said no: you may not go out this turn")
+                raise IllegalAction("partner_said_no", "R11", "your partner said no: you may not go out this turn")
             if after < 2:
-                raise _ill("must_keep_two_cards_after_no", "R11", "after a 'no' you must keep at least two cards")
+                raise IllegalAction("must_keep_two_cards_after_no", "R11", "after a 'no' you must keep at least two cards")
 
-    @staticmethod
-    def _limit(nat: int, wild: int, name: str, outnumber: bool) -> None:
-        if wild > 3:
-            raise _ill("too_many_wilds", "R5", f"a meld holds at most 3 wild cards; your {name} would have {wild}")
-        if outnumber:
-            if nat <= wild:
-                raise _ill(
-                    "wilds_outnumber_naturals",
-                    "R5",
-                    f"naturals must outnumber wilds; your {name} would have {nat} naturals and {wild} wilds",
-                )
-        elif nat < 2:
-            raise _ill("meld_needs_two_naturals", "R5", f"a meld needs at least 2 natural cards; your {name} have {nat}")
+    def _limit(self, nat: int, wild: int, rank: int) -> None:
+        """R5.2: raise unless a meld of ``nat`` naturals and ``wild`` wilds obeys the wild limit."""
+        code = self.settings.wild_limit_error(nat, wild)
+        if code is not None:
+            message = _LIMIT[code].format(name=_NAMES[rank], naturals=nat, wilds=wild)
+            details = {"rank": FACE_TOKEN[rank], "naturals": nat, "wilds": wild}
+            raise IllegalAction(code, "R5", message, details=details)
 
     def opening_count(self, action: Action) -> int:
         """R6.2/R6.3: what a meld or take action counts toward the opening minimum.
@@ -637,7 +676,7 @@ class State:
         seat = self.turn
         side = self.side_of[seat]
         top = self.pile[-1]
-        if self.is_frozen_for(side) or IS_WILD[top] or FACE[top] in (F_BLACK3, F_RED3):
+        if self.is_frozen_for(side) or self.settings.pile_blocked(top) is not None:
             return False
         if self.melds[side][FACE[top]] is None:
             return False
@@ -689,7 +728,7 @@ class State:
             self.history.append(Event(seat, action, (), 0, (), ()))
             self._end("declined", None, False)
         else:  # pragma: no cover - guarded by _check
-            raise _ill("bad_action", "R4", f"not an action: {action!r}")
+            raise IllegalAction("bad_action", "R4", f"not an action: {action!r}")
 
     def _push_pile(self, c: int) -> None:
         self.pile.append(c)
@@ -772,13 +811,13 @@ class State:
             if m is None:
                 melds[r] = TableMeld(r, cards, nat, wild)
                 self.nmelds[side] += 1
-                if len(cards) >= 7:
+                if len(cards) >= CANASTA_SIZE:
                     self.canastas[side] += 1
                 self.turn_new |= 1 << r
             else:
                 before = len(m.cards)
                 melds[r] = TableMeld(r, m.cards + cards, m.naturals + nat, m.wilds + wild)
-                if before < 7 <= before + len(cards):
+                if before < CANASTA_SIZE <= before + len(cards):
                     self.canastas[side] += 1
                 if not (self.turn_new >> r) & 1:
                     self.turn_added = True
@@ -832,7 +871,7 @@ class State:
             mb[r] = None
         self.side_of[b] = sa
         self.nmelds[sa] = sum(1 for m in ma if m is not None)
-        self.canastas[sa] = sum(1 for m in ma if m is not None and len(m.cards) >= 7)
+        self.canastas[sa] = sum(1 for m in ma if m is not None and m.is_canasta)
         self.nmelds[sb] = self.canastas[sb] = 0
         self.merged = True
 
@@ -843,7 +882,7 @@ class State:
             melds = self.melds[side]
             bits = self.turn_new
             concealed = any(
-                (bits >> r) & 1 and m is not None and len(m.cards) >= 7 for r, m in enumerate(melds)
+                (bits >> r) & 1 and m is not None and m.is_canasta for r, m in enumerate(melds)
             )
         self._end("went_out", seat, concealed)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action, action_to_json
-from .cards import FACE_TOKEN, card_str, sort_key
+from .cards import F_BLACK3, F_RED3, FACE, FACE_TOKEN, IS_WILD, card_str, sort_key
 from .rules import Settings, opening_minimum
 from .scoring import HandResult
 
@@ -70,22 +70,15 @@ class SeatView:
         return opening_minimum(self.scores[self.team_of[seat]])
 
     def frozen_causes(self, side: int) -> list[str]:
-        from .cards import F_BLACK3, F_RED3, FACE, IS_WILD
-
-        causes = []
-        if any(IS_WILD[c] for c in self.pile):
-            causes.append("wild")
-        if any(FACE[c] == F_RED3 for c in self.pile):
-            causes.append("red_three")
-        if self.settings.black_three == "freeze" and any(FACE[c] == F_BLACK3 for c in self.pile):
-            causes.append("black_three")
-        if not self.melds[side]:
-            causes.append("not_opened")
-        return causes
+        """R7: why the pile is frozen for ``side`` (empty list: not frozen)."""
+        return self.settings.frozen_causes(
+            wild=any(IS_WILD[c] for c in self.pile),
+            red_three=any(FACE[c] == F_RED3 for c in self.pile),
+            black_three=any(FACE[c] == F_BLACK3 for c in self.pile),
+            opened=bool(self.melds[side]),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        from .cards import F_BLACK3, F_RED3, FACE, IS_WILD
-
         sides = len(self.melds)
         top = self.pile_top
         return {
@@ -113,7 +106,7 @@ class SeatView:
                 "cards": [card_str(c) for c in self.pile],
                 "frozen": [bool(self.frozen_causes(s)) for s in range(sides)],
                 "causes": [self.frozen_causes(s) for s in range(sides)],
-                "blocked": top is None or IS_WILD[top] or FACE[top] in (F_BLACK3, F_RED3),
+                "blocked": self.settings.pile_blocked(top) is not None,
             },
             "stock_size": self.stock_size,
             "known": [[card_str(c) for c in k] for k in self.known],
@@ -136,8 +129,8 @@ def meld_json(m: TableMeld) -> dict[str, Any]:
         "cards": [card_str(c) for c in m.cards],
         "naturals": m.naturals,
         "wilds": m.wilds,
-        "canasta": len(m.cards) >= 7,
-        "natural": m.wilds == 0,
+        "canasta": m.is_canasta,
+        "natural": m.is_natural,
     }
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..actions import ASK, DECLINE, DRAW, NO, YES, Action, Discard, Meld, TakePile
 from ..cards import F_BLACK3, F_DEUCE, F_JOKER, FACE, IS_WILD, VALUE
+from ..rules import CANASTA_SIZE
 from ..state import State
 from . import evaluate as ev
 from .evaluate import Memory
@@ -225,8 +226,8 @@ class Policy:
                     v += 14 * nat
             else:
                 # wilds alone onto a meld
-                completes = before < 7 <= after
-                if before >= 7:
+                completes = before < CANASTA_SIZE <= after
+                if before >= CANASTA_SIZE:
                     if was_natural and m is not None:
                         v -= 200
                     else:
@@ -247,7 +248,7 @@ class Policy:
                     if was_natural and style.natural_canastas and before >= 4 and have >= need:
                         base -= 10
                     v += base + 15 * urgency
-            if before < 7 <= after:
+            if before < CANASTA_SIZE <= after:
                 v += 60 if (have < need) else 20
         left = hand_n - sum(len(g.cards) for g in a.groups)
         # never strand the side without a card to discard when it cannot go out
