@@ -8,15 +8,14 @@ discard was seen, so the pile's cards and the cards a player took with it are pu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .actions import Action, action_to_json
 from .cards import F_BLACK3, F_RED3, FACE, FACE_TOKEN, IS_WILD, card_str, sort_key
+from .hand import Event, HandState, TableMeld, TurnState
+from .legal import legal_actions
+from .results import HandResult
 from .rules import Settings, opening_minimum
-from .scoring import HandResult
-
-if TYPE_CHECKING:
-    from .state import Event, State, TableMeld
 
 VIEW_VERSION = 1
 
@@ -43,13 +42,7 @@ class SeatView:
     stock_size: int
     known: tuple[tuple[int, ...], ...]
     melded: tuple[bool, ...]
-    drew: str | None
-    turn_melded: bool
-    turn_start_melded: bool
-    turn_new: int
-    turn_added: bool
-    ask: str | None
-    asker: int | None
+    turn_state: TurnState
     merged: bool
     legal: tuple[Action, ...]
     history: tuple[Event, ...]
@@ -58,6 +51,22 @@ class SeatView:
     @property
     def players(self) -> int:
         return self.settings.players
+
+    @property
+    def drew(self) -> str | None:
+        return self.turn_state.drew
+
+    @property
+    def turn_melded(self) -> bool:
+        return self.turn_state.melded
+
+    @property
+    def ask(self) -> str | None:
+        return self.turn_state.ask
+
+    @property
+    def asker(self) -> int | None:
+        return self.turn_state.asker
 
     @property
     def pile_top(self) -> int | None:
@@ -145,7 +154,7 @@ def event_json(e: Event) -> dict[str, Any]:
     }
 
 
-def make_view(state: State, seat: int | None) -> SeatView:
+def make_view(state: HandState, seat: int | None) -> SeatView:
     """Build ``seat``'s view of ``state`` (``None``: spectator)."""
     history = tuple(e if e.seat == seat or not e.drawn else e._replace(drawn=()) for e in state.history)
     return SeatView(
@@ -167,15 +176,9 @@ def make_view(state: State, seat: int | None) -> SeatView:
         stock_size=len(state.stock),
         known=tuple(tuple(k) for k in state.known),
         melded=tuple(state.melded),
-        drew=state.drew,
-        turn_melded=state.turn_melded,
-        turn_start_melded=state.turn_start_melded,
-        turn_new=state.turn_new,
-        turn_added=state.turn_added,
-        ask=state.ask,
-        asker=state.asker,
+        turn_state=state.turn_state,
         merged=state.merged,
-        legal=tuple(state.legal_actions()) if seat is not None and seat == state.turn else (),
+        legal=tuple(legal_actions(state)) if seat is not None and seat == state.turn else (),
         history=history,
         result=state.result,
     )

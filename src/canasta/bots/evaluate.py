@@ -173,7 +173,7 @@ def threat(st: State, seat: int) -> float:
     return best
 
 
-def pile_value(st: State, for_seat: int) -> float:
+def pile_value(st: State) -> float:
     """What the pile (plus a card about to go on top) is worth to whoever takes it."""
     v = 0.0
     for c in st.pile:
@@ -190,7 +190,7 @@ def pile_value(st: State, for_seat: int) -> float:
 
 
 def take_probability(
-    st: State, taker: int, face: int, unseen: list[int], memory: Memory | None, wild_top: bool = False
+    st: State, taker: int, face: int, unseen: list[int], memory: Memory | None
 ) -> float:
     """Chance that ``taker`` could (and would) take the pile if ``face`` were on top."""
     if face not in _MELD_SET:

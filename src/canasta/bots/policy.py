@@ -130,7 +130,7 @@ class Policy:
         fc = st.fc[seat]
         side = st.side_of[seat]
         melds = st.melds[side]
-        v = ev.pile_value(st, seat)
+        v = ev.pile_value(st)
         # pile cards that pair up with the hand or join the side's melds are worth more
         for c in pile[:-1]:
             f = FACE[c]
@@ -277,7 +277,7 @@ class Policy:
         urgency = ev.threat(st, seat)
         nxt = (seat + 1) % n
         next_is_opp = st.side_of[nxt] != side
-        pile_v = ev.pile_value(st, nxt) if style.read_opponents else 12.0 * len(st.pile)
+        pile_v = ev.pile_value(st) if style.read_opponents else 12.0 * len(st.pile)
         # a pile worth protecting: frozen by a wild it is already safe from a single natural
         pile_frozen_all = bool(st.pile_wild or st.pile_red3)
         opp_opened = any(st.nmelds[st.side_of[o]] for o in ev.opponents(st, seat))
