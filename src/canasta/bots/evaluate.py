@@ -13,13 +13,16 @@ a side's hand score.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..actions import Discard, Draw, Meld, TakePile
 from ..cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, IS_WILD, MELD_FACES, NUM_FACES, VALUE
 from ..rules import CANASTA_SIZE, Settings
 
 if TYPE_CHECKING:
+    from ..hand import Event
     from ..state import State, TableMeld
 
 #: copies of each face in the 108-card pack
@@ -41,7 +44,7 @@ class Memory:
     passed: list[list[int]] = field(default_factory=list)
 
     @staticmethod
-    def from_history(history: tuple | list, players: int) -> Memory:  # type: ignore[type-arg]
+    def from_history(history: Sequence[Event], players: int) -> Memory:
         """Scan a hand's public history (events from a view or a state)."""
         discarded = [[0] * NUM_FACES for _ in range(players)]
         passed = [[0] * NUM_FACES for _ in range(players)]
@@ -50,16 +53,15 @@ class Memory:
             a = e.action
             if a is None:
                 continue
-            kind = a.kind
-            if kind == "discard":
+            if isinstance(a, Discard):
                 discarded[e.seat][FACE[a.card]] += 1
                 top = a.card
-            elif kind == "meld" and a.discard is not None:
+            elif isinstance(a, Meld) and a.discard is not None:
                 discarded[e.seat][FACE[a.discard]] += 1
                 top = a.discard
-            elif kind == "take":
+            elif isinstance(a, TakePile):
                 top = None
-            elif kind == "draw" and top is not None and not IS_WILD[top]:
+            elif isinstance(a, Draw) and top is not None and not IS_WILD[top]:
                 passed[e.seat][FACE[top]] += 1
         return Memory(discarded, passed)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..actions import Action
 from ..view import SeatView
 from .common import Player, decision_rng, own_state, safe
@@ -45,7 +47,7 @@ class HeuristicPlayer:
         return safe(view, state, self.policy.choose(state, rng, memory))
 
 
-def make_player(level: str, seed: int | None = None, **options: object) -> Player:
+def make_player(level: str, seed: int | None = None, **options: Any) -> Player:
     """A computer player: ``random``, ``beginner``, ``normal`` or ``expert``.
 
     Expert accepts ``time_budget`` (seconds per decision) and ``iterations`` (rollouts per
@@ -59,7 +61,7 @@ def make_player(level: str, seed: int | None = None, **options: object) -> Playe
     if level == "normal":
         return HeuristicPlayer("normal", NORMAL, seed)
     if level == "expert":
-        return ExpertPlayer(seed, **options)  # type: ignore[arg-type]
+        return ExpertPlayer(seed, **options)
     raise ValueError(f"unknown level {level!r}; choose random, beginner, normal or expert")
 
 

@@ -346,12 +346,12 @@ class Policy:
         side = st.side_of[seat]
         if len(st.stock) < 10:
             return True
-        mine = ev.side_table_score(st, side) + 100
+        mine: float = ev.side_table_score(st, side) + 100
         # cards melded by the going-out action
         if isinstance(go, Meld):
             mine += sum(VALUE[c] for g in go.groups for c in g.cards)
         mine -= ev.hand_estimate(st, side, viewer=-1) - AVG_OWN * len(st.hands[seat])
-        best_opp = -10**9
+        best_opp: float = -(10**9)
         opp_sides = {st.side_of[o] for o in ev.opponents(st, seat)}
         for osd in opp_sides:
             theirs = ev.side_table_score(st, osd) - ev.hand_estimate(st, osd, viewer=-1)
