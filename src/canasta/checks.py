@@ -13,9 +13,9 @@ from .cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, FACE_TOKEN, MELD_FA
 from .errors import IllegalAction
 from .going_out import can_go_out
 from .hand import HandState, TableMeld
-from .rules import CANASTA_SIZE
+from .rules import CANASTA_SIZE, TOP_BLOCKS
 
-_MELD_FACE_SET = frozenset(MELD_FACES)
+_GROUP_RANKS = frozenset((*MELD_FACES, F_BLACK3))
 _NAMES = {f: FACE_TOKEN[f] + "s" for f in range(13)}
 _NAMES[F_BLACK3] = "black threes"
 _BLOCKED = {
@@ -57,7 +57,14 @@ def verify(st: HandState, action: Action) -> None:
     if kind == "answer":
         raise IllegalAction("no_question", "R11", "nobody asked 'May I go out?'")
     if phase == "draw":
-        _verify_draw_phase(st, action, kind)
+        if kind == "draw":  # the most common action: answered here
+            if not st.stock:
+                raise IllegalAction("stock_empty", "R12", "the stock is empty: take the pile or decline it")
+        elif kind == "take":
+            assert isinstance(action, TakePile)
+            _check_take(st, action)
+        else:
+            _verify_draw_phase(st, action, kind)
         return
     if kind == "meld":
         assert isinstance(action, Meld)
@@ -74,13 +81,8 @@ def verify(st: HandState, action: Action) -> None:
 
 
 def _verify_draw_phase(st: HandState, action: Action, kind: str | None) -> None:
-    if kind == "draw":
-        if not st.stock:
-            raise IllegalAction("stock_empty", "R12", "the stock is empty: take the pile or decline it")
-    elif kind == "take":
-        assert isinstance(action, TakePile)
-        _check_take(st, action)
-    elif kind == "decline":
+    """Declining the pile (R12), or an action that needs a draw first."""
+    if kind == "decline":
         if st.stock:
             raise IllegalAction("cannot_decline", "R12", "you may only decline the pile when the stock is empty")
         if take_is_compulsory(st):
@@ -170,11 +172,10 @@ def _check_discard(st: HandState, card: int) -> None:
 
 def _check_take(st: HandState, action: TakePile) -> None:
     pile = st.pile
-    top = pile[-1] if pile else None
-    blocked = st.settings.pile_blocked(top)
+    blocked = TOP_BLOCKS[pile[-1]] if pile else "pile_empty"  # Settings.pile_blocked, inline
     if blocked is not None:
         raise IllegalAction(blocked, "R8", _BLOCKED[blocked])
-    assert top is not None
+    top = pile[-1]
     if len(st.hands[st.turn]) == 1 and len(pile) == 1:
         raise IllegalAction(
             "one_card_cannot_take_one_card_pile", "R8", "with one card in hand you may not take a pile of one card"
@@ -202,25 +203,20 @@ def _check_groups(st: HandState, groups: tuple[Group, ...], top: int | None, dis
     black3_group = False
     top_face = FACE[top] if top is not None else -1
     for g in groups:
-        r = _group_rank(g, seen)
+        r = g.rank
+        if type(r) is not int or r not in _GROUP_RANKS or (seen >> r) & 1:
+            raise _bad_group_rank(r)
         seen |= 1 << r
-        nat, wild, group_value = _count_group(g.cards, r, used)
+        m = melds[r]
+        is_top = r == top_face
+        hand_nat, wild, group_value, completes = _check_group(st, m, r, g.cards, top if is_top else None, used)
         nused += len(g.cards)
         value += group_value
-        hand_nat = nat
-        if r == top_face:
-            assert top is not None
-            nat += 1
-            value += VALUE[top]
-        elif not g.cards:
-            raise IllegalAction("empty_group", "R4", f"the group of {_NAMES[r]} has no cards", details=_rank(r))
+        new_canastas += completes
         if r == F_BLACK3:
-            _check_black_three_group(st, nat, wild)
             black3_group = True
-            continue
-        new_canastas += _check_meld(st, melds[r], r, nat, wild)
-        if r == top_face:
-            _check_pile_group(st, side, melds[r], r, hand_nat, wild)
+        elif is_top:
+            _check_pile_group(st, side, m, r, hand_nat, wild)
     if discard is not None:
         if type(discard) is not int or not 0 <= discard <= 52:
             raise IllegalAction("bad_card", "R1", f"not a card: {discard!r}")
@@ -234,7 +230,8 @@ def _check_groups(st: HandState, groups: tuple[Group, ...], top: int | None, dis
             "discard_only_with_last_card", "R10", "a discard may join a meld action only to go out with your last card"
         )
     goes_out = discard is not None or after == 0
-    _check_outcome(st, value, after, goes_out, st.canastas[side] + new_canastas, top is not None, black3_group)
+    if goes_out or after < 2 or black3_group or not st.nmelds[side] or st.turn_state.ask is not None:
+        _check_outcome(st, value, after, goes_out, st.canastas[side] + new_canastas, top is not None, black3_group)
 
 
 def _rank(r: int) -> dict[str, Any]:
@@ -245,20 +242,23 @@ def _not_in_hand(c: int) -> IllegalAction:
     return IllegalAction("card_not_in_hand", "R4", f"{card_str(c)} is not in your hand", details={"card": card_str(c)})
 
 
-def _group_rank(g: Group, seen: int) -> int:
-    """The group's rank, if it is a meld rank not yet used in this action (R4, R5.1)."""
-    r = g.rank
-    if type(r) is not int or not (r in _MELD_FACE_SET or r == F_BLACK3):
-        raise IllegalAction("bad_rank", "R5", "melds are of ranks A, 4-K (black threes only when going out)")
-    if seen & (1 << r):
-        raise IllegalAction(
-            "duplicate_rank", "R4", f"two groups of {_NAMES[r]} in one action: merge them into one", details=_rank(r)
-        )
-    return r
+def _bad_group_rank(r: object) -> IllegalAction:
+    """A group of a rank that is no meld rank (R5.1), or of a rank already in the action (R4)."""
+    if type(r) is not int or r not in _GROUP_RANKS:
+        return IllegalAction("bad_rank", "R5", "melds are of ranks A, 4-K (black threes only when going out)")
+    return IllegalAction(
+        "duplicate_rank", "R4", f"two groups of {_NAMES[r]} in one action: merge them into one", details=_rank(r)
+    )
 
 
-def _count_group(cards: tuple[int, ...], r: int, used: dict[int, int]) -> tuple[int, int, int]:
-    """(naturals, wilds, value) of a group's hand cards, each of which must fit the rank (R5)."""
+def _check_group(
+    st: HandState, m: TableMeld | None, r: int, cards: tuple[int, ...], top: int | None, used: dict[int, int]
+) -> tuple[int, int, int, int]:
+    """R5, R10.4: one group, joining meld ``m`` or starting one (with the pile's ``top`` card).
+
+    Counts the hand cards it uses into ``used``; returns (naturals from the hand, wilds, value
+    with the top card, 1 if it completes a canasta else 0).
+    """
     nat = wild = value = 0
     for c in cards:
         if type(c) is not int or not 0 <= c <= 52:
@@ -268,22 +268,68 @@ def _count_group(cards: tuple[int, ...], r: int, used: dict[int, int]) -> tuple[
             nat += 1
         elif f == F_DEUCE or f == F_JOKER:
             wild += 1
-        elif f == F_RED3:
-            raise IllegalAction("red_three_cannot_meld", "R5", "red threes never go in a meld")
-        elif f == F_BLACK3:
-            raise IllegalAction(
-                "black_three_cannot_meld", "R10", "black threes meld only as a meld of their own (3 or 4) when going out"
-            )
         else:
-            raise IllegalAction(
-                "card_does_not_match_rank",
-                "R5",
-                f"{card_str(c)} cannot go in a meld of {_NAMES[r]}",
-                details={"card": card_str(c), "rank": FACE_TOKEN[r]},
-            )
+            raise _card_cannot_meld(c, r)
         used[c] = used.get(c, 0) + 1
         value += VALUE[c]
-    return nat, wild, value
+    hand_nat = nat
+    if top is not None:
+        nat += 1
+        value += VALUE[top]
+    elif not cards:
+        raise IllegalAction("empty_group", "R4", f"the group of {_NAMES[r]} has no cards", details=_rank(r))
+    if r == F_BLACK3:
+        _check_black_three_group(st, nat, wild)
+        return hand_nat, wild, value, 0
+    s = st.settings
+    if m is not None:
+        before = len(m.cards)
+        if wild:
+            if not s.wilds_on_canasta and before >= CANASTA_SIZE:
+                raise IllegalAction(
+                    "no_wilds_on_canasta",
+                    "R5",
+                    f"wild cards may not be added to the completed canasta of {_NAMES[r]}",
+                    details=_rank(r),
+                )
+            code = s.wild_limit_error(m.naturals + nat, m.wilds + wild)
+            if code is not None:
+                raise _limit_error(code, r, m.naturals + nat, m.wilds + wild)
+        return hand_nat, wild, value, 1 if before < CANASTA_SIZE <= before + nat + wild else 0
+    size = nat + wild
+    if size < 3:
+        raise IllegalAction(
+            "meld_too_small",
+            "R5",
+            f"a meld needs at least 3 cards; your {_NAMES[r]} have {size}",
+            details={"rank": FACE_TOKEN[r], "size": size, "minimum": 3},
+        )
+    code = s.wild_limit_error(nat, wild)
+    if code is not None:
+        raise _limit_error(code, r, nat, wild)
+    return hand_nat, wild, value, 1 if size >= CANASTA_SIZE else 0
+
+
+def _card_cannot_meld(c: int, r: int) -> IllegalAction:
+    f = FACE[c]
+    if f == F_RED3:
+        return IllegalAction("red_three_cannot_meld", "R5", "red threes never go in a meld")
+    if f == F_BLACK3:
+        return IllegalAction(
+            "black_three_cannot_meld", "R10", "black threes meld only as a meld of their own (3 or 4) when going out"
+        )
+    return IllegalAction(
+        "card_does_not_match_rank",
+        "R5",
+        f"{card_str(c)} cannot go in a meld of {_NAMES[r]}",
+        details={"card": card_str(c), "rank": FACE_TOKEN[r]},
+    )
+
+
+def _limit_error(code: str, r: int, nat: int, wild: int) -> IllegalAction:
+    """R5.2: the wild-card limit ``code`` broken by a meld of ``nat`` naturals and ``wild`` wilds."""
+    message = _LIMIT[code].format(name=_NAMES[r], naturals=nat, wilds=wild)
+    return IllegalAction(code, "R5", message, details={"rank": FACE_TOKEN[r], "naturals": nat, "wilds": wild})
 
 
 def _check_black_three_group(st: HandState, nat: int, wild: int) -> None:
@@ -299,40 +345,6 @@ def _check_black_three_group(st: HandState, nat: int, wild: int) -> None:
             f"a black-three meld has 3 or 4 black threes, not {nat}",
             details={"count": nat},
         )
-
-
-def _check_meld(st: HandState, m: TableMeld | None, r: int, nat: int, wild: int) -> int:
-    """R5: the group joins meld ``m`` (or starts one) within the limits; 1 if it completes a canasta."""
-    if m is not None:
-        before = len(m.cards)
-        if wild:
-            if not st.settings.wilds_on_canasta and before >= CANASTA_SIZE:
-                raise IllegalAction(
-                    "no_wilds_on_canasta",
-                    "R5",
-                    f"wild cards may not be added to the completed canasta of {_NAMES[r]}",
-                    details=_rank(r),
-                )
-            _check_limit(st, m.naturals + nat, m.wilds + wild, r)
-        return 1 if before < CANASTA_SIZE <= before + nat + wild else 0
-    size = nat + wild
-    if size < 3:
-        raise IllegalAction(
-            "meld_too_small",
-            "R5",
-            f"a meld needs at least 3 cards; your {_NAMES[r]} have {size}",
-            details={"rank": FACE_TOKEN[r], "size": size, "minimum": 3},
-        )
-    _check_limit(st, nat, wild, r)
-    return 1 if size >= CANASTA_SIZE else 0
-
-
-def _check_limit(st: HandState, nat: int, wild: int, rank: int) -> None:
-    """R5.2: raise unless a meld of ``nat`` naturals and ``wild`` wilds obeys the wild limit."""
-    code = st.settings.wild_limit_error(nat, wild)
-    if code is not None:
-        message = _LIMIT[code].format(name=_NAMES[rank], naturals=nat, wilds=wild)
-        raise IllegalAction(code, "R5", message, details={"rank": FACE_TOKEN[rank], "naturals": nat, "wilds": wild})
 
 
 def _check_pile_group(st: HandState, side: int, m: TableMeld | None, r: int, hand_nat: int, wild: int) -> None:

@@ -41,8 +41,16 @@ def can_go_out(state: HandState) -> Meld | Discard | None:
         return Discard(hand[0]) if state.canastas[side] >= need else None
     fc = state.fc[seat]
     melds = state.melds[side]
-    orphans = _orphans(hand, fc, melds, s)
-    if orphans is None or not _canastas_reachable(fc, melds, need - state.canastas[side]):
+    # Cards that cannot be melded at all must be the discard: at most one of them (most hands
+    # stop here, so this first test stays inline).
+    orphans: list[int] = []
+    for r in MELD_FACES:
+        if fc[r] == 1 and melds[r] is None:
+            if orphans:
+                return None
+            orphans.extend(c for c in hand if FACE[c] == r)
+    orphans = _black_three_orphans(hand, fc, s, orphans)
+    if len(orphans) > 1 or not _canastas_reachable(fc, melds, need - state.canastas[side]):
         return None
     options: list[int | None]
     if orphans:  # the one unmeldable card must be the discard
@@ -57,21 +65,15 @@ def can_go_out(state: HandState) -> Meld | Discard | None:
     return None
 
 
-def _orphans(hand: list[int], fc: list[int], melds: list[TableMeld | None], s: Settings) -> list[int] | None:
-    """Cards that cannot be melded at all (one of them must be the discard); None if several."""
-    orphans: list[int] = []
-    for r in MELD_FACES:
-        if fc[r] == 1 and melds[r] is None:
-            orphans.extend(c for c in hand if FACE[c] == r)
-            if len(orphans) > 1:
-                return None
+def _black_three_orphans(hand: list[int], fc: list[int], s: Settings, orphans: list[int]) -> list[int]:
+    """Add the black threes that cannot form a going-out meld of their own (R10.4)."""
     b3 = fc[F_BLACK3]
     if b3 and (b3 not in (3, 4) or not s.black_three_meld_on_going_out):
         if b3 != 4 or not s.black_three_meld_on_going_out:
-            orphans.extend(c for c in hand if FACE[c] == F_BLACK3)
+            orphans = orphans + [c for c in hand if FACE[c] == F_BLACK3]
             if b3 == 4:
                 orphans = orphans[:-3]
-    return orphans if len(orphans) <= 1 else None
+    return orphans
 
 
 def _canastas_reachable(fc: list[int], melds: list[TableMeld | None], missing: int) -> bool:
@@ -146,7 +148,7 @@ def _entries(s: Settings, melds: list[TableMeld | None], counts: list[int]) -> t
             entries.append((r, n, cap, mand, -1))
             mandatory += mand
         else:
-            cap = s.wild_capacity(m.naturals + n, m.wilds, size=len(m.cards))
+            cap = s.wild_capacity(m.naturals + n, m.wilds, len(m.cards))
             if n == 0 and cap == 0:
                 continue
             entries.append((r, len(m.cards) + n, cap, 0, len(m.cards)))

@@ -80,7 +80,44 @@ FRESH_TURN = TurnState()
 FRESH_TURN_MELDED = TurnState(start_melded=True)
 
 
-class HandState:
+class TurnFacts:
+    """Read-only names for the fields of ``turn_state`` (shared by :class:`HandState` and the view)."""
+
+    __slots__ = ()
+    turn_state: TurnState
+
+    @property
+    def drew(self) -> str | None:
+        """None in the draw phase, then "stock" or "pile"."""
+        return self.turn_state.drew
+
+    @property
+    def turn_melded(self) -> bool:
+        return self.turn_state.melded
+
+    @property
+    def turn_start_melded(self) -> bool:
+        return self.turn_state.start_melded
+
+    @property
+    def turn_new(self) -> int:
+        return self.turn_state.new_melds
+
+    @property
+    def turn_added(self) -> bool:
+        return self.turn_state.added
+
+    @property
+    def ask(self) -> str | None:
+        """R11: None, "pending", "yes" or "no"."""
+        return self.turn_state.ask
+
+    @property
+    def asker(self) -> int | None:
+        return self.turn_state.asker
+
+
+class HandState(TurnFacts):
     """The data of a hand in progress (or finished), with the match context the rules need."""
 
     __slots__ = (
@@ -188,38 +225,6 @@ class HandState:
         new.merged = self.merged
         return new
 
-    # ------------------------------------------------------------------ the turn sub-state
-
-    @property
-    def drew(self) -> str | None:
-        """None in the draw phase, then "stock" or "pile"."""
-        return self.turn_state.drew
-
-    @property
-    def turn_melded(self) -> bool:
-        return self.turn_state.melded
-
-    @property
-    def turn_start_melded(self) -> bool:
-        return self.turn_state.start_melded
-
-    @property
-    def turn_new(self) -> int:
-        return self.turn_state.new_melds
-
-    @property
-    def turn_added(self) -> bool:
-        return self.turn_state.added
-
-    @property
-    def ask(self) -> str | None:
-        """R11: None, "pending", "yes" or "no"."""
-        return self.turn_state.ask
-
-    @property
-    def asker(self) -> int | None:
-        return self.turn_state.asker
-
     # ------------------------------------------------------------------ questions
 
     @property
@@ -249,12 +254,8 @@ class HandState:
 
     def is_frozen_for(self, side: int) -> bool:
         """R7: is the pile frozen for ``side``?"""
-        return self.settings.is_frozen(
-            wild=self.pile_wild > 0,
-            red_three=self.pile_red3 > 0,
-            black_three=self.pile_black3 > 0,
-            opened=self.nmelds[side] > 0,
-        )
+        # positional counts: this question is asked on every pile decision
+        return self.settings.is_frozen(self.pile_wild, self.pile_red3, self.pile_black3, self.nmelds[side])
 
     def total_cards(self) -> int:
         """Cards accounted for (always 108)."""

@@ -9,10 +9,11 @@ The solvers it uses live in :mod:`canasta.going_out` and :mod:`canasta.pickup`.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 
 from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Group, Meld
-from .cards import F_DEUCE, F_JOKER, FACE, MELD_FACES, VALUE
+from .cards import F_DEUCE, F_JOKER, JOKER, MELD_FACES, VALUE
 from .checks import check, take_is_compulsory
 from .going_out import can_go_out
 from .hand import HandState
@@ -85,7 +86,7 @@ def _play_actions(state: HandState) -> list[Action]:
     if ask == "yes":
         return [go] if go is not None else []
     if h > 1:
-        out.extend([DISCARDS[c] for c in sorted(set(hand))])
+        out.extend([DISCARDS[c] for c in dict.fromkeys(hand)])  # the hand is kept sorted
     elif have >= need and ask != "no":
         out.append(DISCARDS[hand[0]])
     if s.ask_partner and ask is None and not state.turn_state.melded and go is not None:
@@ -109,19 +110,18 @@ def _single_groups(state: HandState, out: list[Action]) -> None:
     need = s.canastas_to_go_out
     have = state.canastas[side]
     keep_two = state.turn_state.ask == "no"
-    by_face: list[list[int]] = [[] for _ in range(15)]
-    for c in hand:
-        by_face[FACE[c]].append(c)
-    wild_codes = [by_face[F_DEUCE][0]] if by_face[F_DEUCE] else []
-    if by_face[F_JOKER]:
-        wild_codes.append(by_face[F_JOKER][0])
+    fc = state.fc[seat]
+    # The hand is sorted by code and a meld rank's codes are 4r..4r+3: its cards are one slice.
+    wild_codes = [hand[bisect_left(hand, 4 * F_DEUCE)]] if fc[F_DEUCE] else []
+    if fc[F_JOKER]:
+        wild_codes.append(JOKER)
 
     for r in MELD_FACES:
         m = melds[r]
-        cards = by_face[r]
-        n = len(cards)
+        n = fc[r]
         if n:
-            nat = tuple(cards)
+            i = bisect_left(hand, 4 * r)
+            nat = tuple(hand[i : i + n])
             if m is not None:
                 before = len(m.cards)
                 after = h - n
@@ -139,7 +139,7 @@ def _single_groups(state: HandState, out: list[Action]) -> None:
                             out.append(Meld((Group(r, nat + (w,)),)))
         if m is not None and wild_codes:
             before = len(m.cards)
-            if s.wild_capacity(m.naturals, m.wilds, size=before) >= 1:
+            if s.wild_capacity(m.naturals, m.wilds, before) >= 1:
                 after = h - 1
                 if after >= 2 or (not keep_two and have + (before + 1 == CANASTA_SIZE) >= need):
                     for w in wild_codes:

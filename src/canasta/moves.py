@@ -13,6 +13,9 @@ from .pickup import plan_pile_pickup
 from .rules import CANASTA_SIZE
 from .scoring import score_hand
 
+#: the turn sub-state after a stock draw from a fresh turn (indexed by start_melded)
+_DREW_STOCK = (FRESH_TURN._replace(drew="stock"), FRESH_TURN_MELDED._replace(drew="stock"))
+
 
 def apply(st: HandState, action: Action, *, validate: bool = True) -> None:
     """Apply ``action`` for the player to act; raises :class:`IllegalAction` if illegal.
@@ -87,11 +90,11 @@ def _draw(st: HandState, seat: int, action: Action) -> None:
         need -= 1
     st.history.append(Event(seat, action, tuple(drawn), len(drawn), tuple(exposed), ()))
     st.phase = "play"
-    st.turn_state = _drew(st.turn_state, "stock")
-
-
-def _drew(ts: TurnState, source: str) -> TurnState:
-    return TurnState(source, ts.melded, ts.start_melded, ts.new_melds, ts.added, ts.ask, ts.asker)
+    ts = st.turn_state
+    if ts is FRESH_TURN or ts is FRESH_TURN_MELDED:  # the usual case: no need to build a value
+        st.turn_state = _DREW_STOCK[ts.start_melded]
+    else:
+        st.turn_state = TurnState("stock", ts.melded, ts.start_melded, ts.new_melds, ts.added, ts.ask, ts.asker)
 
 
 def _discard(st: HandState, seat: int, action: Discard) -> None:
@@ -163,7 +166,8 @@ def _lay(st: HandState, seat: int, groups: tuple[Group, ...], top: int | None) -
 def _take(st: HandState, seat: int, action: TakePile) -> None:
     groups = take_groups(st, action)
     top = st.pile.pop()
-    st.turn_state = _drew(st.turn_state, "pile")
+    ts = st.turn_state
+    st.turn_state = TurnState("pile", ts.melded, ts.start_melded, ts.new_melds, ts.added, ts.ask, ts.asker)
     _lay(st, seat, groups, top)
     rest = st.pile
     st.pile = []

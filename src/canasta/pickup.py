@@ -14,23 +14,21 @@ from .cards import F_DEUCE, F_JOKER, FACE, IS_WILD, MELD_FACES, VALUE
 from .checks import check
 from .going_out import meld_all, wilds_of
 from .hand import HandState
-from .rules import Settings
+from .rules import TOP_BLOCKS, Settings
 
 
 def _pile_takeable(state: HandState) -> bool:
     pile = state.pile
-    if state.settings.pile_blocked(pile[-1] if pile else None) is not None:
+    if not pile or TOP_BLOCKS[pile[-1]] is not None:  # Settings.pile_blocked, inline
         return False
     return not (len(state.hands[state.turn]) == 1 and len(pile) == 1)
 
 
 def _take_candidates(state: HandState) -> list[TakePile]:
     """Each distinct way to take the pile for an opened side (not checked)."""
-    seat = state.turn
-    hand = state.hands[seat]
-    side = state.side_of[seat]
-    top = state.pile[-1]
-    r = FACE[top]
+    hand = state.hands[state.turn]
+    side = state.side_of[state.turn]
+    r = FACE[state.pile[-1]]
     frozen = state.is_frozen_for(side)
     nat = [c for c in hand if FACE[c] == r]
     out: list[TakePile] = []

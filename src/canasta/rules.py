@@ -5,13 +5,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .cards import F_BLACK3, F_RED3, FACE, IS_WILD
+from .cards import F_BLACK3, F_RED3, FACE, IS_WILD, NUM_CODES
 from .errors import SettingsError
 
 TARGETS: tuple[int | str, ...] = (5000, 2500, 1500, "one_hand")
 #: R5.4: cards in a canasta; R5.2: most wild cards in any meld
 CANASTA_SIZE = 7
 MAX_WILDS = 3
+#: R8.1 per card code: why a pile with this top card cannot be taken (None: it can)
+TOP_BLOCKS: tuple[str | None, ...] = tuple(
+    "pile_top_wild" if IS_WILD[c] else "pile_top_three" if FACE[c] in (F_BLACK3, F_RED3) else None
+    for c in range(NUM_CODES)
+)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -148,7 +153,7 @@ class Settings:
             return "wilds_outnumber_naturals" if naturals <= wilds else None
         return "meld_needs_two_naturals" if naturals < 2 else None
 
-    def wild_capacity(self, naturals: int, wilds: int = 0, *, size: int = 0) -> int:
+    def wild_capacity(self, naturals: int, wilds: int = 0, size: int = 0) -> int:
         """R5.2, R5.4: how many more wilds a meld of ``naturals`` and ``wilds`` may take.
 
         ``size`` is the meld's card count on the table before the action (0 for a new meld):
@@ -205,8 +210,8 @@ class Settings:
             causes.append("not_opened")
         return causes
 
-    def is_frozen(self, *, wild: bool, red_three: bool, black_three: bool, opened: bool) -> bool:
-        """R7: is the pile frozen for a side (the flags as in :meth:`frozen_causes`)?"""
+    def is_frozen(self, wild: int, red_three: int, black_three: int, opened: int) -> bool:
+        """R7: is the pile frozen for a side (the flags as in :meth:`frozen_causes`, or counts)?"""
         return bool(wild or red_three or (black_three and self.black_three == "freeze") or not opened)
 
     def pile_blocked(self, top: int | None) -> str | None:
@@ -216,13 +221,7 @@ class Settings:
         >>> [Settings.preset("classic").pile_blocked(t) for t in (None, parse_card("2C"), parse_card("3S"), parse_card("KH"))]
         ['pile_empty', 'pile_top_wild', 'pile_top_three', None]
         """
-        if top is None:
-            return "pile_empty"
-        if IS_WILD[top]:
-            return "pile_top_wild"
-        if FACE[top] in (F_BLACK3, F_RED3):
-            return "pile_top_three"
-        return None
+        return "pile_empty" if top is None else TOP_BLOCKS[top]
 
 
 def opening_minimum(score: int) -> int:

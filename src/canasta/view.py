@@ -12,7 +12,7 @@ from typing import Any
 
 from .actions import Action, action_to_json
 from .cards import F_BLACK3, F_RED3, FACE, FACE_TOKEN, IS_WILD, card_str, sort_key
-from .hand import Event, HandState, TableMeld, TurnState
+from .hand import Event, HandState, TableMeld, TurnFacts, TurnState
 from .legal import legal_actions
 from .results import HandResult
 from .rules import Settings, opening_minimum
@@ -21,7 +21,7 @@ VIEW_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SeatView:
+class SeatView(TurnFacts):
     """A seat's (or a spectator's, ``seat=None``) knowledge of the hand."""
 
     seat: int | None
@@ -51,22 +51,6 @@ class SeatView:
     @property
     def players(self) -> int:
         return self.settings.players
-
-    @property
-    def drew(self) -> str | None:
-        return self.turn_state.drew
-
-    @property
-    def turn_melded(self) -> bool:
-        return self.turn_state.melded
-
-    @property
-    def ask(self) -> str | None:
-        return self.turn_state.ask
-
-    @property
-    def asker(self) -> int | None:
-        return self.turn_state.asker
 
     @property
     def pile_top(self) -> int | None:
