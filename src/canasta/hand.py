@@ -8,7 +8,8 @@ them in :mod:`canasta.moves`, dealing in :mod:`canasta.deal`, and :class:`canast
 
 from __future__ import annotations
 
-from typing import NamedTuple, TypeVar
+from operator import attrgetter
+from typing import Generic, NamedTuple, TypeVar, cast, overload
 
 from .actions import Action
 from .cards import F_BLACK3, F_RED3, FACE, IS_WILD, NUM_FACES
@@ -16,6 +17,7 @@ from .results import HandResult
 from .rules import CANASTA_SIZE, Settings, opening_minimum
 
 _H = TypeVar("_H", bound="HandState")
+_T = TypeVar("_T")
 
 
 class TableMeld(NamedTuple):
@@ -80,41 +82,35 @@ FRESH_TURN = TurnState()
 FRESH_TURN_MELDED = TurnState(start_melded=True)
 
 
+class _TurnField(Generic[_T]):
+    """A read-only attribute naming one field of the owner's ``turn_state``."""
+
+    def __init__(self, field: str, doc: str) -> None:
+        self._get = attrgetter("turn_state." + field)
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _TurnField[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: object, owner: type | None = None) -> _T | _TurnField[_T]:
+        return self if obj is None else cast(_T, self._get(obj))
+
+
 class TurnFacts:
     """Read-only names for the fields of ``turn_state`` (shared by :class:`HandState` and the view)."""
 
     __slots__ = ()
     turn_state: TurnState
 
-    @property
-    def drew(self) -> str | None:
-        """None in the draw phase, then "stock" or "pile"."""
-        return self.turn_state.drew
-
-    @property
-    def turn_melded(self) -> bool:
-        return self.turn_state.melded
-
-    @property
-    def turn_start_melded(self) -> bool:
-        return self.turn_state.start_melded
-
-    @property
-    def turn_new(self) -> int:
-        return self.turn_state.new_melds
-
-    @property
-    def turn_added(self) -> bool:
-        return self.turn_state.added
-
-    @property
-    def ask(self) -> str | None:
-        """R11: None, "pending", "yes" or "no"."""
-        return self.turn_state.ask
-
-    @property
-    def asker(self) -> int | None:
-        return self.turn_state.asker
+    drew: _TurnField[str | None] = _TurnField("drew", 'None in the draw phase, then "stock" or "pile"')
+    turn_melded: _TurnField[bool] = _TurnField("melded", "melded anything this turn")
+    turn_start_melded: _TurnField[bool] = _TurnField("start_melded", "had melded before this turn (R10.3)")
+    turn_new: _TurnField[int] = _TurnField("new_melds", "bit per rank: melds started this turn")
+    # R11: None, "pending", "yes" or "no", and who asked
+    ask: _TurnField[str | None] = _TurnField("ask", "R11: None, 'pending', 'yes' or 'no'")
+    asker: _TurnField[int | None] = _TurnField("asker", "the seat that asked 'May I go out?'")
+    turn_added: _TurnField[bool] = _TurnField("added", "added to a meld older than the turn")
 
 
 class HandState(TurnFacts):
@@ -127,12 +123,12 @@ class HandState(TurnFacts):
         "turn", "phase", "turn_state", "known", "history", "result", "merged",
     )
 
-    settings: Settings
-    players: int
-    hand_number: int
-    dealer: int
-    scores: tuple[int, ...]
-    team_of: tuple[int, ...]
+    settings: Settings  # the rules (R2)
+    players: int  # = settings.players
+    hand_number: int  # 1 for the first hand of the match
+    dealer: int  # the seat that dealt (R3.1)
+    scores: tuple[int, ...]  # per team, before this hand
+    team_of: tuple[int, ...]  # per seat: the team keeping its cumulative score
     hands: list[list[int]]  # each kept sorted by card code
     fc: list[list[int]]  # per seat: cards held per face
     stock: list[int]  # the top card is the last
