@@ -51,7 +51,6 @@ def _face(code: int) -> int:
 FACE: tuple[int, ...] = tuple(_face(c) for c in range(NUM_CODES))
 #: R1 value of each code (red threes are bonus cards: 0 here, see R9/R13)
 VALUE: tuple[int, ...] = tuple(_FACE_VALUE[FACE[c]] for c in range(NUM_CODES))
-FACE_VALUE: tuple[int, ...] = _FACE_VALUE
 #: is the face wild (2 or joker)
 WILD_FACE: tuple[bool, ...] = tuple(f in (F_DEUCE, F_JOKER) for f in range(NUM_FACES))
 IS_WILD: tuple[bool, ...] = tuple(WILD_FACE[FACE[c]] for c in range(NUM_CODES))
@@ -87,11 +86,6 @@ def parse_cards(items: object) -> list[int]:
     if not isinstance(items, (list, tuple)):
         raise FormatError("bad_cards", "cards must be a list of card strings")
     return [parse_card(t) for t in items]
-
-
-def cards_str(codes: object) -> list[str]:
-    """Card codes to their notation."""
-    return [_STR[c] for c in codes]  # type: ignore[attr-defined]
 
 
 def parse_rank(token: str) -> int:

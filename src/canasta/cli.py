@@ -42,7 +42,7 @@ def describe_state(state: State) -> str:
         melds = [m for m in state.melds[side] if m is not None]
         text = ", ".join(
             f"{len(m.cards)}×{card_str(m.cards[0])[0] if m.rank != 13 else '?'}"
-            f"{' (canasta ' + ('natural' if not m.wilds else 'mixed') + ')' if len(m.cards) >= 7 else ''}"
+            f"{' (canasta ' + ('natural' if not m.wilds else 'mixed') + ')' if m.is_canasta else ''}"
             for m in melds
         )
         lines.append(f"  side {side} melds: {text or '-'}")

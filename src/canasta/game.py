@@ -13,42 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import Action, action_from_json, action_to_text
-from .cards import COPIES, DECK_SIZE, card_str, full_deck, parse_card
+from .cards import card_str
+from .deal import check_deck, deck_for, first_dealer_for
 from .errors import CanastaError, FormatError, IllegalAction
+from .results import HandResult
 from .rules import Settings
-from .scoring import HandResult
 from .state import State
+
+__all__ = ["Game", "HandLog", "ReplayError", "check_deck", "deck_for", "first_dealer_for", "replay_record"]
 
 RECORD_FORMAT = "canasta-record"
 RECORD_VERSION = 1
-
-
-def deck_for(seed: int | str, hand_number: int) -> list[int]:
-    """The shuffled deck of hand ``hand_number`` of a match seeded with ``seed``."""
-    deck = full_deck()
-    random.Random(f"canasta:{seed}:hand:{hand_number}").shuffle(deck)
-    return deck
-
-
-def first_dealer_for(seed: int | str, players: int) -> int:
-    """R3.1: the first dealer, chosen at random from the match seed."""
-    return random.Random(f"canasta:{seed}:dealer").randrange(players)
-
-
-def check_deck(deck: Any) -> list[int]:
-    """Validate an explicit deck order (108 card strings or codes) and return codes."""
-    if not isinstance(deck, (list, tuple)) or len(deck) != DECK_SIZE:
-        raise FormatError("bad_deck", f"a deck must list exactly {DECK_SIZE} cards")
-    codes = [parse_card(c) if isinstance(c, str) else c for c in deck]
-    counts = [0] * len(COPIES)
-    for c in codes:
-        if type(c) is not int or not 0 <= c < len(COPIES):
-            raise FormatError("bad_deck", f"not a card: {c!r}")
-        counts[c] += 1
-    for c, k in enumerate(counts):
-        if k != COPIES[c]:
-            raise FormatError("bad_deck", f"the deck holds {k} × {card_str(c)}; it must hold {COPIES[c]}")
-    return codes
 
 
 @dataclass
@@ -197,13 +172,11 @@ class ReplayError(CanastaError):
 
 def replay_record(record: Any, *, verify: bool = True) -> tuple[Game, int]:
     """Replay a record; returns the game and the number of actions applied."""
-    from .rules import Settings as _Settings
-
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise FormatError("bad_record", f"not a canasta record (expected format '{RECORD_FORMAT}')")
     if record.get("version") != RECORD_VERSION:
         raise FormatError("bad_record_version", f"unsupported record version {record.get('version')!r}")
-    settings = _Settings.from_json(record.get("settings", {}))
+    settings = Settings.from_json(record.get("settings", {}))
     hands = record.get("hands")
     if not isinstance(hands, list) or not hands:
         raise FormatError("bad_record", "a record needs a non-empty 'hands' list")

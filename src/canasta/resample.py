@@ -70,17 +70,11 @@ class Resampler:
         base.canastas = list(view.canastas)
         base.red3 = [list(r) for r in view.red_threes]
         for c in view.pile:
-            base._push_pile(c)
+            base.push_pile(c)
         base.melded = list(view.melded)
         base.turn = view.turn
         base.phase = view.phase
-        base.drew = view.drew
-        base.turn_melded = view.turn_melded
-        base.turn_start_melded = view.turn_start_melded
-        base.turn_new = view.turn_new
-        base.turn_added = view.turn_added
-        base.ask = view.ask
-        base.asker = view.asker
+        base.turn_state = view.turn_state
         base.merged = view.merged
         base.known = [list(k) for k in view.known]
         base.history = list(view.history)

@@ -5,9 +5,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from .cards import F_BLACK3, F_RED3, FACE, IS_WILD, NUM_CODES
 from .errors import SettingsError
 
 TARGETS: tuple[int | str, ...] = (5000, 2500, 1500, "one_hand")
+#: R5.4: cards in a canasta; R5.2: most wild cards in any meld
+CANASTA_SIZE = 7
+MAX_WILDS = 3
+#: R8.1 per card code: why a pile with this top card cannot be taken (None: it can)
+TOP_BLOCKS: tuple[str | None, ...] = tuple(
+    "pile_top_wild" if IS_WILD[c] else "pile_top_three" if FACE[c] in (F_BLACK3, F_RED3) else None
+    for c in range(NUM_CODES)
+)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -112,7 +121,107 @@ class Settings:
 
     @property
     def team_count(self) -> int:
+        """Teams keeping a cumulative score: partnerships of two with four players, else each seat."""
         return 2 if self.players == 4 else self.players
+
+    # ------------------------------------------------------------------ derived rules
+    # Each rule below has its one home here: the engine, the bots and the server ask these.
+
+    @property
+    def canasta_size(self) -> int:
+        """R5.4: a meld of this many cards or more is a canasta."""
+        return CANASTA_SIZE
+
+    def is_canasta(self, size: int) -> bool:
+        """R5.4: is a meld of ``size`` cards a canasta?
+
+        >>> Settings.preset("classic").is_canasta(7), Settings.preset("classic").is_canasta(6)
+        (True, False)
+        """
+        return size >= CANASTA_SIZE
+
+    def wild_limit_error(self, naturals: int, wilds: int) -> str | None:
+        """R5.2: the code of the wild-card limit a meld of these counts breaks, or None.
+
+        >>> classic, quick = Settings.preset("classic"), Settings.preset("two-player-quick")
+        >>> classic.wild_limit_error(2, 2), quick.wild_limit_error(2, 2), classic.wild_limit_error(1, 1)
+        (None, 'wilds_outnumber_naturals', 'meld_needs_two_naturals')
+        """
+        if wilds > MAX_WILDS:
+            return "too_many_wilds"
+        if self.wild_limit == "outnumber":
+            return "wilds_outnumber_naturals" if naturals <= wilds else None
+        return "meld_needs_two_naturals" if naturals < 2 else None
+
+    def wild_capacity(self, naturals: int, wilds: int = 0, size: int = 0) -> int:
+        """R5.2, R5.4: how many more wilds a meld of ``naturals`` and ``wilds`` may take.
+
+        ``size`` is the meld's card count on the table before the action (0 for a new meld):
+        under ``wilds_on_canasta=no`` a completed canasta takes no wild at all.
+
+        >>> Settings.preset("classic").wild_capacity(2), Settings.preset("two-player-quick").wild_capacity(3, 1)
+        (3, 1)
+        >>> Settings.preset("two-player-quick").wild_capacity(7, size=7)
+        0
+        """
+        if size >= CANASTA_SIZE and not self.wilds_on_canasta:
+            return 0
+        most = min(MAX_WILDS, naturals - 1) if self.wild_limit == "outnumber" else MAX_WILDS
+        return max(most - wilds, 0)
+
+    def canasta_bonus(self, wilds: int) -> int:
+        """R13.1: the bonus of a canasta holding ``wilds`` wild cards (natural 500, mixed 300)."""
+        return 500 if wilds == 0 else 300
+
+    def red_three_bonus(self, count: int, opened: bool) -> int:
+        """R9.3: 100 each, 800 for all four, negative for a side that has not opened.
+
+        >>> [Settings.preset("classic").red_three_bonus(n, True) for n in (1, 3, 4)]
+        [100, 300, 800]
+        >>> Settings.preset("classic").red_three_bonus(2, False)
+        -200
+        """
+        bonus = 800 if count >= 4 else 100 * count
+        return bonus if opened else -bonus
+
+    def going_out_bonus(self, concealed: bool) -> int:
+        """R13.1: 100 for going out, 200 when concealed (R10.3)."""
+        return 200 if concealed else 100
+
+    def frozen_causes(self, *, wild: bool, red_three: bool, black_three: bool, opened: bool) -> list[str]:
+        """R7: why the pile is frozen for a side (an empty list: it is not).
+
+        The flags say whether the pile holds a wild card, a red three, a black three, and
+        whether the side has opened.
+
+        >>> Settings.preset("bicycle").frozen_causes(wild=False, red_three=False, black_three=True, opened=False)
+        ['black_three', 'not_opened']
+        >>> Settings.preset("classic").frozen_causes(wild=False, red_three=False, black_three=True, opened=True)
+        []
+        """
+        causes = []
+        if wild:
+            causes.append("wild")
+        if red_three:
+            causes.append("red_three")
+        if black_three and self.black_three == "freeze":
+            causes.append("black_three")
+        if not opened:
+            causes.append("not_opened")
+        return causes
+
+    def is_frozen(self, wild: int, red_three: int, black_three: int, opened: int) -> bool:
+        """R7: is the pile frozen for a side (the flags as in :meth:`frozen_causes`, or counts)?"""
+        return bool(wild or red_three or (black_three and self.black_three == "freeze") or not opened)
+
+    def pile_blocked(self, top: int | None) -> str | None:
+        """R8.1: why nobody may take the pile with this top card (None: its top allows a take).
+
+        >>> from canasta.cards import parse_card
+        >>> [Settings.preset("classic").pile_blocked(t) for t in (None, parse_card("2C"), parse_card("3S"), parse_card("KH"))]
+        ['pile_empty', 'pile_top_wild', 'pile_top_three', None]
+        """
+        return "pile_empty" if top is None else TOP_BLOCKS[top]
 
 
 def opening_minimum(score: int) -> int:

@@ -2,91 +2,42 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
 from .cards import VALUE
+from .hand import HandState
+from .results import HandResult, SideScore
+from .rules import Settings
 
-if TYPE_CHECKING:
-    from .state import State
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SideScore:
-    """One side's hand score and where it came from."""
-
-    side: int
-    seats: tuple[int, ...]
-    melds: int
-    natural_canastas: int
-    mixed_canastas: int
-    canasta_bonus: int
-    red_threes: int
-    red_three_bonus: int
-    going_out: int
-    hand_penalty: int
-    total: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "side": self.side,
-            "seats": list(self.seats),
-            "melds": self.melds,
-            "natural_canastas": self.natural_canastas,
-            "mixed_canastas": self.mixed_canastas,
-            "canasta_bonus": self.canasta_bonus,
-            "red_threes": self.red_threes,
-            "red_three_bonus": self.red_three_bonus,
-            "going_out": self.going_out,
-            "hand_penalty": self.hand_penalty,
-            "total": self.total,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandResult:
-    """How a hand ended and what each side and team scored."""
-
-    reason: str
-    went_out: int | None
-    concealed: bool
-    sides: tuple[SideScore, ...]
-    team_deltas: tuple[int, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "reason": self.reason,
-            "went_out": self.went_out,
-            "concealed": self.concealed,
-            "sides": [s.to_json() for s in self.sides],
-            "team_deltas": list(self.team_deltas),
-        }
+__all__ = ["HandResult", "SideScore", "red_three_bonus", "score_hand"]
 
 
 def red_three_bonus(count: int, opened: bool) -> int:
-    """R9.3: 100 each, 800 for all four, negative for a side that has not opened."""
-    bonus = 800 if count >= 4 else 100 * count
-    return bonus if opened else -bonus
+    """R9.3 (kept for callers of 0.1): see :meth:`canasta.rules.Settings.red_three_bonus`."""
+    return _CLASSIC.red_three_bonus(count, opened)
 
 
-def score_hand(state: State, reason: str, went_out: int | None, concealed: bool) -> HandResult:
+_CLASSIC = Settings()
+
+
+def score_hand(state: HandState, reason: str, went_out: int | None, concealed: bool) -> HandResult:
     """Score the finished hand in ``state``."""
+    rules = state.settings
     sides: list[SideScore] = []
     side_total: dict[int, int] = {}
     for side in sorted(set(state.side_of)):
         seats = tuple(s for s in range(state.players) if state.side_of[s] == side)
         melds = [m for m in state.melds[side] if m is not None]
         meld_points = sum(VALUE[c] for m in melds for c in m.cards)
-        natural = sum(1 for m in melds if len(m.cards) >= 7 and m.wilds == 0)
-        mixed = sum(1 for m in melds if len(m.cards) >= 7 and m.wilds > 0)
+        canastas = [m for m in melds if m.is_canasta]
+        natural = sum(1 for m in canastas if m.is_natural)
+        mixed = len(canastas) - natural
         reds = sum(len(state.red3[s]) for s in seats)
         opened = bool(melds)
-        red_bonus = red_three_bonus(reds, opened)
+        red_bonus = rules.red_three_bonus(reds, opened)
         going = 0
         if went_out is not None and state.side_of[went_out] == side:
-            going = 200 if concealed else 100
+            going = rules.going_out_bonus(concealed)
         penalty = sum(VALUE[c] for s in seats for c in state.hands[s])
-        canasta_bonus = 500 * natural + 300 * mixed
+        canasta_bonus = sum(rules.canasta_bonus(m.wilds) for m in canastas)
         total = meld_points + canasta_bonus + red_bonus + going - penalty
         side_total[side] = total
         sides.append(

@@ -8,21 +8,20 @@ discard was seen, so the pile's cards and the cards a player took with it are pu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .actions import Action, action_to_json
-from .cards import FACE_TOKEN, card_str, sort_key
+from .cards import F_BLACK3, F_RED3, FACE, FACE_TOKEN, IS_WILD, card_str, sort_key
+from .hand import Event, HandState, TableMeld, TurnFacts, TurnState
+from .legal import legal_actions
+from .results import HandResult
 from .rules import Settings, opening_minimum
-from .scoring import HandResult
-
-if TYPE_CHECKING:
-    from .state import Event, State, TableMeld
 
 VIEW_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SeatView:
+class SeatView(TurnFacts):
     """A seat's (or a spectator's, ``seat=None``) knowledge of the hand."""
 
     seat: int | None
@@ -43,13 +42,7 @@ class SeatView:
     stock_size: int
     known: tuple[tuple[int, ...], ...]
     melded: tuple[bool, ...]
-    drew: str | None
-    turn_melded: bool
-    turn_start_melded: bool
-    turn_new: int
-    turn_added: bool
-    ask: str | None
-    asker: int | None
+    turn_state: TurnState
     merged: bool
     legal: tuple[Action, ...]
     history: tuple[Event, ...]
@@ -70,22 +63,15 @@ class SeatView:
         return opening_minimum(self.scores[self.team_of[seat]])
 
     def frozen_causes(self, side: int) -> list[str]:
-        from .cards import F_BLACK3, F_RED3, FACE, IS_WILD
-
-        causes = []
-        if any(IS_WILD[c] for c in self.pile):
-            causes.append("wild")
-        if any(FACE[c] == F_RED3 for c in self.pile):
-            causes.append("red_three")
-        if self.settings.black_three == "freeze" and any(FACE[c] == F_BLACK3 for c in self.pile):
-            causes.append("black_three")
-        if not self.melds[side]:
-            causes.append("not_opened")
-        return causes
+        """R7: why the pile is frozen for ``side`` (empty list: not frozen)."""
+        return self.settings.frozen_causes(
+            wild=any(IS_WILD[c] for c in self.pile),
+            red_three=any(FACE[c] == F_RED3 for c in self.pile),
+            black_three=any(FACE[c] == F_BLACK3 for c in self.pile),
+            opened=bool(self.melds[side]),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        from .cards import F_BLACK3, F_RED3, FACE, IS_WILD
-
         sides = len(self.melds)
         top = self.pile_top
         return {
@@ -113,7 +99,7 @@ class SeatView:
                 "cards": [card_str(c) for c in self.pile],
                 "frozen": [bool(self.frozen_causes(s)) for s in range(sides)],
                 "causes": [self.frozen_causes(s) for s in range(sides)],
-                "blocked": top is None or IS_WILD[top] or FACE[top] in (F_BLACK3, F_RED3),
+                "blocked": self.settings.pile_blocked(top) is not None,
             },
             "stock_size": self.stock_size,
             "known": [[card_str(c) for c in k] for k in self.known],
@@ -136,8 +122,8 @@ def meld_json(m: TableMeld) -> dict[str, Any]:
         "cards": [card_str(c) for c in m.cards],
         "naturals": m.naturals,
         "wilds": m.wilds,
-        "canasta": len(m.cards) >= 7,
-        "natural": m.wilds == 0,
+        "canasta": m.is_canasta,
+        "natural": m.is_natural,
     }
 
 
@@ -152,7 +138,7 @@ def event_json(e: Event) -> dict[str, Any]:
     }
 
 
-def make_view(state: State, seat: int | None) -> SeatView:
+def make_view(state: HandState, seat: int | None) -> SeatView:
     """Build ``seat``'s view of ``state`` (``None``: spectator)."""
     history = tuple(e if e.seat == seat or not e.drawn else e._replace(drawn=()) for e in state.history)
     return SeatView(
@@ -174,15 +160,9 @@ def make_view(state: State, seat: int | None) -> SeatView:
         stock_size=len(state.stock),
         known=tuple(tuple(k) for k in state.known),
         melded=tuple(state.melded),
-        drew=state.drew,
-        turn_melded=state.turn_melded,
-        turn_start_melded=state.turn_start_melded,
-        turn_new=state.turn_new,
-        turn_added=state.turn_added,
-        ask=state.ask,
-        asker=state.asker,
+        turn_state=state.turn_state,
         merged=state.merged,
-        legal=tuple(state.legal_actions()) if seat is not None and seat == state.turn else (),
+        legal=tuple(legal_actions(state)) if seat is not None and seat == state.turn else (),
         history=history,
         result=state.result,
     )

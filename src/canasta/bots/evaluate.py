@@ -13,12 +13,16 @@ a side's hand score.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..actions import Discard, Draw, Meld, TakePile
 from ..cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, IS_WILD, MELD_FACES, NUM_FACES, VALUE
+from ..rules import CANASTA_SIZE, Settings
 
 if TYPE_CHECKING:
+    from ..hand import Event
     from ..state import State, TableMeld
 
 #: copies of each face in the 108-card pack
@@ -40,7 +44,7 @@ class Memory:
     passed: list[list[int]] = field(default_factory=list)
 
     @staticmethod
-    def from_history(history: tuple | list, players: int) -> Memory:  # type: ignore[type-arg]
+    def from_history(history: Sequence[Event], players: int) -> Memory:
         """Scan a hand's public history (events from a view or a state)."""
         discarded = [[0] * NUM_FACES for _ in range(players)]
         passed = [[0] * NUM_FACES for _ in range(players)]
@@ -49,16 +53,15 @@ class Memory:
             a = e.action
             if a is None:
                 continue
-            kind = a.kind
-            if kind == "discard":
+            if isinstance(a, Discard):
                 discarded[e.seat][FACE[a.card]] += 1
                 top = a.card
-            elif kind == "meld" and a.discard is not None:
+            elif isinstance(a, Meld) and a.discard is not None:
                 discarded[e.seat][FACE[a.discard]] += 1
                 top = a.discard
-            elif kind == "take":
+            elif isinstance(a, TakePile):
                 top = None
-            elif kind == "draw" and top is not None and not IS_WILD[top]:
+            elif isinstance(a, Draw) and top is not None and not IS_WILD[top]:
                 passed[e.seat][FACE[top]] += 1
         return Memory(discarded, passed)
 
@@ -88,20 +91,20 @@ def unseen_faces(st: State, seat: int) -> list[int]:
     return [max(0, FACE_COPIES[f] - seen[f]) for f in range(NUM_FACES)]
 
 
-def meld_points(m: TableMeld) -> int:
+def meld_points(m: TableMeld, settings: Settings) -> int:
     """A meld's card values plus its canasta bonus."""
     pts = sum(VALUE[c] for c in m.cards)
-    if len(m.cards) >= 7:
-        pts += 500 if m.wilds == 0 else 300
+    if m.is_canasta:
+        pts += settings.canasta_bonus(m.wilds)
     return pts
 
 
 def canasta_chance(size: int, in_hand: int, unseen: int, stock: int) -> float:
     """A rough chance that a meld of ``size`` (plus ``in_hand`` naturals) becomes a canasta."""
     total = size + in_hand
-    if total >= 7:
+    if total >= CANASTA_SIZE:
         return 1.0
-    missing = 7 - total
+    missing = CANASTA_SIZE - total
     supply = unseen + 1.5  # wilds help too
     if supply < missing:
         return 0.05
@@ -116,11 +119,9 @@ def side_table_score(st: State, side: int) -> int:
     for m in st.melds[side]:
         if m is not None:
             opened = True
-            pts += meld_points(m)
+            pts += meld_points(m, st.settings)
     reds = sum(len(st.red3[s]) for s in range(st.players) if st.side_of[s] == side)
-    bonus = 800 if reds >= 4 else 100 * reds
-    pts += bonus if opened else -bonus
-    return pts
+    return pts + st.settings.red_three_bonus(reds, opened)
 
 
 def side_potential(st: State, side: int) -> float:
@@ -128,7 +129,7 @@ def side_potential(st: State, side: int) -> float:
     pot = 0.0
     stock = len(st.stock)
     for m in st.melds[side]:
-        if m is not None and len(m.cards) < 7:
+        if m is not None and not m.is_canasta:
             ch = canasta_chance(len(m.cards), 0, 4, stock)
             pot += ch * (400 if m.wilds == 0 else 300)
     return pot
@@ -174,7 +175,7 @@ def threat(st: State, seat: int) -> float:
     return best
 
 
-def pile_value(st: State, for_seat: int) -> float:
+def pile_value(st: State) -> float:
     """What the pile (plus a card about to go on top) is worth to whoever takes it."""
     v = 0.0
     for c in st.pile:
@@ -191,18 +192,13 @@ def pile_value(st: State, for_seat: int) -> float:
 
 
 def take_probability(
-    st: State, taker: int, face: int, unseen: list[int], memory: Memory | None, wild_top: bool = False
+    st: State, taker: int, face: int, unseen: list[int], memory: Memory | None
 ) -> float:
     """Chance that ``taker`` could (and would) take the pile if ``face`` were on top."""
     if face not in _MELD_SET:
         return 0.0
     side = st.side_of[taker]
-    frozen = bool(
-        st.pile_wild
-        or st.pile_red3
-        or (st.pile_black3 and st.settings.black_three == "freeze")
-        or not st.nmelds[side]
-    )
+    frozen = st.is_frozen_for(side)
     known = sum(1 for c in st.known[taker] if FACE[c] == face)
     if known >= 2:
         p = 0.97

@@ -2,46 +2,19 @@
 
 from __future__ import annotations
 
-import random
-from typing import Protocol
+from typing import Any
 
 from ..actions import Action
-from ..resample import Resampler
-from ..state import State
 from ..view import SeatView
+from .common import Player, decision_rng, own_state, safe
 from .evaluate import Memory
 from .policy import BEGINNER, NORMAL, Policy, Style
+from .search import ExpertPlayer
 
-
-class Player(Protocol):
-    """A computer player: decides from a seat's view only."""
-
-    level: str
-
-    def choose(self, view: SeatView) -> Action:
-        """The action for the seat to act (``view.seat == view.turn``)."""
-        ...
-
-
-def decision_rng(seed: int | None, view: SeatView) -> random.Random:
-    """A generator fixed by the player's seed and the public decision point (not hidden cards)."""
-    if seed is None:
-        return random.Random()
-    key = ((seed * 1_000_003 + view.hand_number) * 1_009 + len(view.history)) * 16 + (view.seat or 0)
-    key = key * 4 + ("draw", "play", "ask", "over").index(view.phase)
-    return random.Random(key)
-
-
-def own_state(view: SeatView, rng: random.Random | None = None) -> State:
-    """A full state consistent with the view; policies read only the seat's hand and public facts."""
-    return Resampler(view).sample(rng or random.Random(0))
-
-
-def safe(view: SeatView, state: State, action: Action) -> Action:
-    """The action if legal, else the first legal one (a player must never act illegally)."""
-    if state.check(action) is None:
-        return action
-    return view.legal[0]
+__all__ = [
+    "LEVELS", "PARTNER_LEVEL", "ExpertPlayer", "HeuristicPlayer", "Player", "RandomPlayer", "computer_seats",
+    "decision_rng", "make_player", "own_state", "safe",
+]
 
 
 class RandomPlayer:
@@ -74,7 +47,7 @@ class HeuristicPlayer:
         return safe(view, state, self.policy.choose(state, rng, memory))
 
 
-def make_player(level: str, seed: int | None = None, **options: object) -> Player:
+def make_player(level: str, seed: int | None = None, **options: Any) -> Player:
     """A computer player: ``random``, ``beginner``, ``normal`` or ``expert``.
 
     Expert accepts ``time_budget`` (seconds per decision) and ``iterations`` (rollouts per
@@ -88,9 +61,7 @@ def make_player(level: str, seed: int | None = None, **options: object) -> Playe
     if level == "normal":
         return HeuristicPlayer("normal", NORMAL, seed)
     if level == "expert":
-        from .search import ExpertPlayer
-
-        return ExpertPlayer(seed, **options)  # type: ignore[arg-type]
+        return ExpertPlayer(seed, **options)
     raise ValueError(f"unknown level {level!r}; choose random, beginner, normal or expert")
 
 

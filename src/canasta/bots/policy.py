@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..actions import ASK, DECLINE, DRAW, NO, YES, Action, Discard, Meld, TakePile
 from ..cards import F_BLACK3, F_DEUCE, F_JOKER, FACE, IS_WILD, VALUE
+from ..rules import CANASTA_SIZE
 from ..state import State
 from . import evaluate as ev
 from .evaluate import Memory
@@ -129,7 +130,7 @@ class Policy:
         fc = st.fc[seat]
         side = st.side_of[seat]
         melds = st.melds[side]
-        v = ev.pile_value(st, seat)
+        v = ev.pile_value(st)
         # pile cards that pair up with the hand or join the side's melds are worth more
         for c in pile[:-1]:
             f = FACE[c]
@@ -225,8 +226,8 @@ class Policy:
                     v += 14 * nat
             else:
                 # wilds alone onto a meld
-                completes = before < 7 <= after
-                if before >= 7:
+                completes = before < CANASTA_SIZE <= after
+                if before >= CANASTA_SIZE:
                     if was_natural and m is not None:
                         v -= 200
                     else:
@@ -247,7 +248,7 @@ class Policy:
                     if was_natural and style.natural_canastas and before >= 4 and have >= need:
                         base -= 10
                     v += base + 15 * urgency
-            if before < 7 <= after:
+            if before < CANASTA_SIZE <= after:
                 v += 60 if (have < need) else 20
         left = hand_n - sum(len(g.cards) for g in a.groups)
         # never strand the side without a card to discard when it cannot go out
@@ -276,7 +277,7 @@ class Policy:
         urgency = ev.threat(st, seat)
         nxt = (seat + 1) % n
         next_is_opp = st.side_of[nxt] != side
-        pile_v = ev.pile_value(st, nxt) if style.read_opponents else 12.0 * len(st.pile)
+        pile_v = ev.pile_value(st) if style.read_opponents else 12.0 * len(st.pile)
         # a pile worth protecting: frozen by a wild it is already safe from a single natural
         pile_frozen_all = bool(st.pile_wild or st.pile_red3)
         opp_opened = any(st.nmelds[st.side_of[o]] for o in ev.opponents(st, seat))
@@ -345,12 +346,12 @@ class Policy:
         side = st.side_of[seat]
         if len(st.stock) < 10:
             return True
-        mine = ev.side_table_score(st, side) + 100
+        mine: float = ev.side_table_score(st, side) + 100
         # cards melded by the going-out action
         if isinstance(go, Meld):
             mine += sum(VALUE[c] for g in go.groups for c in g.cards)
         mine -= ev.hand_estimate(st, side, viewer=-1) - AVG_OWN * len(st.hands[seat])
-        best_opp = -10**9
+        best_opp: float = -(10**9)
         opp_sides = {st.side_of[o] for o in ev.opponents(st, seat)}
         for osd in opp_sides:
             theirs = ev.side_table_score(st, osd) - ev.hand_estimate(st, osd, viewer=-1)

@@ -18,8 +18,8 @@ from ..resample import Resampler
 from ..state import State
 from ..view import SeatView
 from . import evaluate as ev
+from .common import decision_rng, safe
 from .evaluate import Memory
-from .players import decision_rng, safe
 from .policy import NORMAL, Policy, Style
 
 #: rollouts play the Normal rules of thumb without memory (the history is dropped for speed)

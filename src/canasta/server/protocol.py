@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..actions import Action, action_from_json
-from ..errors import CanastaError
+from ..errors import CanastaError, IllegalAction
 
 #: the largest client message accepted (bytes of UTF-8 text); the largest legal one, an action
 #: naming every card of a long hand, is a few KiB
@@ -17,34 +16,43 @@ MAX_DELAY_MS = 10_000
 class TableError(Exception):
     """A rejected message: answered with ``{"type": "error", "code", "message"}``."""
 
-    def __init__(self, code: str, message: str, section: str | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, section: str | None = None, details: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.section = section
+        self.details: dict[str, Any] = details or {}
+
+    @classmethod
+    def illegal(cls, error: IllegalAction) -> TableError:
+        """The rejection of an illegal action, with the core's code, section and details."""
+        return cls(error.code, error.message, error.section, error.details)
 
 
-_MINIMUM_RE = re.compile(r"count (\d+); your side needs (\d+)")
-
-
-def minimum_numbers(code: str | None, message: str) -> tuple[int | None, int | None]:
+def minimum_numbers(error: IllegalAction | TableError) -> tuple[int | None, int | None]:
     """(count, minimum) of the core's opening-minimum error, for clients that word it themselves."""
-    if code == "opening_minimum_not_met":
-        m = _MINIMUM_RE.search(message)
-        if m:
-            return int(m.group(1)), int(m.group(2))
+    if error.code == "opening_minimum_not_met":
+        return error.details.get("count"), error.details.get("minimum")
     return None, None
 
 
 def error_message(
-    code: str, message: str, *, version: int | None = None, section: str | None = None
+    code: str,
+    message: str,
+    *,
+    version: int | None = None,
+    section: str | None = None,
+    details: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "error", "code": code, "message": message}
     if section is not None:
         out["section"] = section
-    count, minimum = minimum_numbers(code, message)
-    if count is not None:
-        out["count"], out["minimum"] = count, minimum
+    if details:
+        out["details"] = dict(details)
+        if code == "opening_minimum_not_met":
+            out["count"], out["minimum"] = details["count"], details["minimum"]
     if version is not None:
         out["version"] = version
     return out

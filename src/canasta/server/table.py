@@ -447,7 +447,7 @@ class Table:
                 if self.metrics is not None:
                     self.metrics.errors.labels(e.code).inc()
                 item.conn.send(
-                    error_message(e.code, e.message, version=self.version, section=e.section)
+                    error_message(e.code, e.message, version=self.version, section=e.section, details=e.details)
                 )
             if self.metrics is not None:
                 self.metrics.messages.labels(kind).inc()
@@ -723,7 +723,7 @@ class Table:
         action = action_of(msg)
         error = self.game.state.check(action)
         if error is not None:
-            raise TableError(error.code, error.message, error.section)
+            raise TableError.illegal(error)
         self.game.apply(action)
         await self._changed("action")
 
@@ -737,7 +737,7 @@ class Table:
         minimum = None if st.opened(side) else st.opening_minimum(seat)
         count = st.opening_count(action) if minimum is not None else None
         if error is not None:
-            stated_count, stated = minimum_numbers(error.code, error.message)
+            stated_count, stated = minimum_numbers(error)
             if stated_count is not None:
                 count = stated_count
             minimum = stated if stated is not None else minimum

@@ -1,0 +1,216 @@
+"""The pile-pickup planner (R8, R6.3): each distinct way to take the pile now, and one to suggest.
+
+For an opened side the ways are few (the top card onto the meld, a natural pair, a natural and
+a wild); for an unopened side the planner builds takes that meet the opening minimum, holding
+back cards when the largest plan would leave too few (R10.2).
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+
+from .actions import Group, TakePile
+from .cards import F_DEUCE, F_JOKER, FACE, IS_WILD, MELD_FACES, VALUE
+from .checks import check
+from .going_out import meld_all, wilds_of
+from .hand import HandState
+from .rules import TOP_BLOCKS, Settings
+
+
+def _pile_takeable(state: HandState) -> bool:
+    pile = state.pile
+    if not pile or TOP_BLOCKS[pile[-1]] is not None:  # Settings.pile_blocked, inline
+        return False
+    return not (len(state.hands[state.turn]) == 1 and len(pile) == 1)
+
+
+def _take_candidates(state: HandState) -> list[TakePile]:
+    """Each distinct way to take the pile for an opened side (not checked)."""
+    hand = state.hands[state.turn]
+    side = state.side_of[state.turn]
+    r = FACE[state.pile[-1]]
+    frozen = state.is_frozen_for(side)
+    nat = [c for c in hand if FACE[c] == r]
+    out: list[TakePile] = []
+    if not frozen and state.melds[side][r] is not None:
+        out.append(TakePile((Group(r, ()),)))
+        if nat and len(nat) < 2:
+            out.append(TakePile((Group(r, tuple(nat)),)))
+    if len(nat) >= 2:
+        out.append(TakePile((Group(r, tuple(nat[:2])),)))
+        if len(nat) > 2:
+            out.append(TakePile((Group(r, tuple(nat)),)))
+    if not frozen and nat:
+        seen: set[int] = set()
+        for w in wilds_of(hand):
+            if FACE[w] not in seen:
+                seen.add(FACE[w])
+                out.append(TakePile((Group(r, (nat[0], w)),)))
+    return out
+
+
+def opening_groups(
+    hand: list[int], fc: list[int], settings: Settings, forced: int, forced_extra: int
+) -> list[list[int]]:
+    """The highest-value set of new melds from a hand (for an unopened side).
+
+    ``forced`` is a rank that must be melded (the pile's top rank, -1 for none) with
+    ``forced_extra`` naturals not from the hand (the top card).  Returns a list of card lists,
+    one per group, the forced group first; wilds are placed jokers first.
+    """
+    groups: list[list[int]] = []
+    pairs: list[list[int]] = []
+    for r in MELD_FACES:
+        n = fc[r]
+        if r == forced:
+            groups.insert(0, [c for c in hand if FACE[c] == r])
+        elif n >= 3:
+            groups.append([c for c in hand if FACE[c] == r])
+        elif n == 2:
+            pairs.append([c for c in hand if FACE[c] == r])
+    jokers = [c for c in hand if FACE[c] == F_JOKER]
+    deuces = [c for c in hand if FACE[c] == F_DEUCE]
+    wilds = jokers + deuces
+    pairs.sort(key=lambda p: -VALUE[p[0]])
+    for p in pairs:
+        if not wilds:
+            break
+        p.append(wilds.pop(0))
+        groups.append(p)
+    for g in groups:
+        if not wilds:
+            break
+        extra = forced_extra if forced >= 0 and g is groups[0] else 0
+        nat = sum(1 for c in g if not IS_WILD[c]) + extra
+        w = len(g) - (nat - extra)
+        cap = settings.wild_capacity(nat, w)
+        while cap > 0 and wilds:
+            g.append(wilds.pop(0))
+            cap -= 1
+    return groups
+
+
+def rank_of(cards: list[int]) -> int:
+    for c in cards:
+        if not IS_WILD[c]:
+            return FACE[c]
+    raise AssertionError("a group without naturals")
+
+
+def _opening_take(state: HandState) -> list[TakePile]:
+    """Takes for an unopened side: a small plan meeting the minimum, and the largest plan."""
+    seat = state.turn
+    hand = state.hands[seat]
+    fc = state.fc[seat]
+    top = state.pile[-1]
+    r = FACE[top]
+    if fc[r] < 2:
+        return []
+    full = opening_groups(hand, fc, state.settings, r, 1)
+    minimum = state.opening_minimum(seat)
+    # Small plan: the natural pair with the top, then whole groups by value until the minimum.
+    value = VALUE[top] + sum(VALUE[c] for c in full[0])
+    plans: list[list[list[int]]] = [full]
+    small = [list(full[0])]
+    if value < minimum:
+        rest = sorted(full[1:], key=lambda g: -sum(VALUE[c] for c in g))
+        for g in rest:
+            small.append(g)
+            value += sum(VALUE[c] for c in g)
+            if value >= minimum:
+                break
+    plans.insert(0, small)
+    out: list[TakePile] = []
+    for plan in plans:
+        groups = tuple(Group(r if i == 0 else rank_of(g), tuple(g)) for i, g in enumerate(plan))
+        action = TakePile(groups)
+        if action not in out and check(state, action) is None:
+            out.append(action)
+    if not out:
+        out.extend(_trimmed_takes(state, full))
+    return out
+
+
+def _trimmed_takes(state: HandState, full: list[list[int]]) -> list[TakePile]:
+    """When the largest plan leaves too few cards (R10.2), hold back the cheapest cards."""
+    r = FACE[state.pile[-1]]
+    s = state.settings
+    plan = [list(g) for g in full]
+    while True:
+        action = TakePile(tuple(Group(r if i == 0 else rank_of(g), tuple(g)) for i, g in enumerate(plan)))
+        if check(state, action) is None:
+            return [action]
+        best: tuple[int, int, int] | None = None  # (value, group, card) of the cheapest removable card
+        for i, g in enumerate(plan):
+            extra = 1 if i == 0 else 0
+            if len(g) + extra <= 3:
+                continue
+            nat = [c for c in g if not IS_WILD[c]]
+            wild = [c for c in g if IS_WILD[c]]
+            options = []
+            if wild:
+                options.append(min(wild, key=lambda c: VALUE[c]))
+            if len(nat) > 2 and s.wild_limit_error(len(nat) - 1 + extra, len(wild)) is None:
+                options.append(min(nat, key=lambda c: VALUE[c]))
+            for c in options:
+                if best is None or VALUE[c] < best[0]:
+                    best = (VALUE[c], i, c)
+        if best is not None:
+            plan[best[1]].remove(best[2])
+        elif len(plan) > 1:
+            plan.pop(min(range(1, len(plan)), key=lambda i: sum(VALUE[c] for c in plan[i])))
+        else:
+            return []
+
+
+def plan_pile_pickup(state: HandState) -> TakePile | None:
+    """A legal way for the player to act to take the pile now, or None (R8, R6.3).
+
+    For an unopened side the plan meets the opening minimum with as few extra groups as it can;
+    None means no legal pickup exists.
+    """
+    if state.phase != "draw" or not _pile_takeable(state):
+        return None
+    takes = take_options(state)
+    return takes[0] if takes else None
+
+
+def take_options(state: HandState) -> list[TakePile]:
+    if not _pile_takeable(state):
+        return []
+    side = state.side_of[state.turn]
+    if not state.nmelds[side]:
+        return _opening_take(state)
+    candidates = _take_candidates(state)
+    legal = [a for a in candidates if check(state, a) is None]
+    if candidates and not legal:
+        # Every simple way leaves too few cards (R10.2): taking is still legal if the take can
+        # meld the whole hand with enough canastas, going out.
+        out = _take_going_out(state)
+        if out is not None:
+            legal.append(out)
+    return legal
+
+
+def _take_going_out(state: HandState) -> TakePile | None:
+    """A take that melds the top card and the whole hand (possible only with a one-card pile)."""
+    if len(state.pile) != 1:
+        return None
+    top = state.pile[-1]
+    probe = state.copy(history=False)
+    seat = probe.turn
+    insort(probe.hands[seat], top)
+    probe.fc[seat][FACE[top]] += 1
+    groups = meld_all(probe, seat, None)
+    if groups is None:
+        return None
+    r = FACE[top]
+    fixed = []
+    for g in groups:
+        if g.rank == r:
+            cards = list(g.cards)
+            cards.remove(top)
+            g = Group(r, tuple(cards))
+        fixed.append(g)
+    action = TakePile(tuple(fixed))
+    return action if check(state, action) is None else None
