@@ -85,7 +85,8 @@ def test_layering_check_finds_files() -> None:
 # inside functions: a circle through a lazy import is still a circle.
 
 APPLICATION = ("cli", "__main__")
-LAYER_RANK = {"core": 0, "bots": 1, "server": 2, "application": 3}
+# the research environment and the terminal game sit beside the server: above the bots
+LAYER_RANK = {"core": 0, "bots": 1, "server": 2, "env": 2, "tui": 2, "application": 3}
 
 
 def _module_name(path: Path) -> str:
@@ -129,7 +130,7 @@ def import_graph() -> dict[str, set[str]]:
 
 def layer_of(module: str) -> str:
     parts = module.split(".")
-    if len(parts) > 1 and parts[1] in ("bots", "server"):
+    if len(parts) > 1 and parts[1] in ("bots", "server", "env", "tui"):
         return parts[1]
     if len(parts) > 1 and parts[1] in APPLICATION:
         return "application"

@@ -75,7 +75,7 @@ class Settings:
 
         if self.name not in PRESETS:
             raise SettingsError("unknown_preset", f"unknown preset '{self.name}'")
-        if self.players != PRESETS[self.name].players:
+        if type(self.players) is not int or self.players != PRESETS[self.name].players:
             raise bad("players", f"the '{self.name}' preset has {PRESETS[self.name].players} players")
         if type(self.hand_size) is not int or not 5 <= self.hand_size <= 15:
             raise bad("hand_size", "must be a whole number from 5 to 15")
@@ -94,7 +94,7 @@ class Settings:
                 raise bad(name, "must be true or false")
         if self.ask_partner and self.players != 4:
             raise bad("ask_partner", "'May I go out?' exists only in the four-player partnership game")
-        if self.target not in TARGETS or isinstance(self.target, bool):
+        if self.target not in TARGETS or type(self.target) not in (int, str):
             raise bad("target", "must be 5000, 2500, 1500 or 'one_hand'")
         if self.tie not in ("play_on", "draw"):
             raise bad("tie", "must be 'play_on' or 'draw'")

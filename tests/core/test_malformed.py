@@ -357,3 +357,17 @@ def test_position_rejects_unreachable_states(name):
     with pytest.raises(FormatError) as info:
         state_from_position(pos)
     assert info.value.code.startswith("bad_position")
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{"players": 4.0}, {"players": True}, {"target": 5000.0}, {"target": 2500.0}],
+)
+def test_r2_settings_numbers_are_whole_numbers_not_equal_floats(overrides: dict[str, object]) -> None:
+    """R2: 4.0 players or a 5000.0 target equal the real values but are not settings (found by
+    the server's HTTP fuzz: a float player count reached range() and failed)."""
+    from canasta import Settings
+    from canasta.errors import SettingsError
+
+    with pytest.raises(SettingsError):
+        Settings.preset("classic", **overrides)

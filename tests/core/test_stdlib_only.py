@@ -14,7 +14,7 @@ CORE = Path(canasta.__file__).parent
 CORE_MODULES = ["__init__", "errors", "cards", "rules", "actions", "state", "legal", "scoring", "view",
                 "resample", "game", "position",
                 # the split of state.py (issue 8): data, dealing, checking, applying, solvers, results
-                "hand", "deal", "checks", "moves", "going_out", "pickup", "results"]
+                "hand", "deal", "checks", "moves", "going_out", "pickup", "results", "describe"]
 
 
 def test_core_modules_import_only_the_standard_library():

@@ -178,7 +178,7 @@ class CanastaEnv(AECEnv[str, dict[str, Any], int]):
         """With ``render_mode="ansi"``: the whole table, every hand shown (for people debugging)."""
         if self.render_mode != "ansi":
             return None
-        from ..cli import describe_state
+        from ..describe import describe_state
 
         return describe_state(self.core_state)
 
