@@ -53,8 +53,11 @@ def test_settings_switch_language_and_keep_the_match(page, server):
     assert page.inner_text("#btn-draw").startswith("引く")
     assert page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") == hand
     assert page.evaluate("document.body.classList.contains('four-colour-all')")
-    # the computer play that Settings paused carries on
-    assert "Continue" not in page.inner_text("#btn-pause") and "再開" not in page.inner_text("#btn-pause")
+    # the computer play that Settings paused carries on (once the server confirms the resume)
+    page.wait_for_function(
+        "() => { const t = document.querySelector('#btn-pause').innerText;"
+        " return !t.includes('Continue') && !t.includes('再開'); }"
+    )
 
 
 def test_rules_page_and_tutorial_steps(page, server):
