@@ -47,7 +47,7 @@ def test_an_account_id_cannot_be_claimed_as_an_old_profile(sqlite_url: str) -> N
 def test_reading_a_table_never_loads_it(sqlite_url: str) -> None:
     with client(sqlite_url) as c:
         tables = c.app.state.tables  # type: ignore[attr-defined]
-        tid = create_table(c, mode="computer", preset="two-player")
+        tid = create_table(c, mode="local", players=2)  # no computer seat moves meanwhile
         live = c.get(f"/api/tables/{tid}").json()
         c.portal.call(tables.sweep, 0)
         assert tid not in tables

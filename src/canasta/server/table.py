@@ -1,5 +1,8 @@
 """One table: a match, its seats and the worker that handles the table's messages in order.
 
+The commands are in ``handlers`` and the seat checks in ``seating`` (mixins of :class:`Table`);
+this module holds the table's state, its worker, its storage and its computer seats.
+
 Every message for a table (a client's message, a socket joining or leaving, a computer seat's
 turn) goes through the table's queue, so one asyncio task changes the table at a time.  The
 rules are the core's: the table asks the core what is legal and applies actions through it.
@@ -18,23 +21,22 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import Action, Meld, action_from_text, action_to_json, action_to_text
+from ..actions import action_from_text, action_to_text
+from ..errors import IllegalAction
 from ..game import Game
 from ..rules import Settings
 from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
+from .handlers import COMMANDS, Handlers
 from .limits import TokenBucket
 from .metrics import Metrics
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
 from .protocol import (
-    MAX_DELAY_MS,
     TableError,
-    action_of,
     error_message,
-    minimum_numbers,
-    version_of,
 )
+from .seating import Seating
 
 log = logging.getLogger("canasta.server")
 
@@ -84,7 +86,7 @@ _STORAGE_DOWN = (
 )
 
 
-class Table:
+class Table(Seating, Handlers):
     """A table of the web app: one match at a time, its seats, version and handoff state."""
 
     def __init__(
@@ -147,17 +149,7 @@ class Table:
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._handlers: dict[str, Callable[[Conn, dict[str, Any]], Awaitable[None]]] = {
-            "action": self._on_action,
-            "validate": self._on_validate,
-            "suggest": self._on_suggest,
-            "undo": self._on_undo,
-            "pause": self._on_pause,
-            "resume": self._on_resume,
-            "reveal": self._on_reveal,
-            "next_hand": self._on_next_hand,
-            "new_match": self._on_new_match,
-            "settings": self._on_settings,
-            "sync": self._on_sync,
+            kind: getattr(self, method) for kind, method in COMMANDS.items()
         }
 
     # ------------------------------------------------------------------ construction
@@ -288,17 +280,6 @@ class Table:
         if self.game.state.is_over:
             return "hand_over"
         return "playing"
-
-    def owns(self, profile: str | None) -> bool:
-        return self.profile is None or profile == self.profile
-
-    def view_seat(self, conn: Conn | None) -> int | None:
-        """The seat whose view this connection is sent (None: the spectator view)."""
-        if conn is None or not conn.owner:
-            return None
-        if self.mode == "computer":
-            return 0
-        return None if self.handoff is not None else self.viewer
 
     def info(self, conn: Conn | None = None) -> dict[str, Any]:
         """The table part of a ``state`` message (and of ``GET /api/tables/{id}``)."""
@@ -634,233 +615,18 @@ class Table:
                 "table %s: computer seat %d failed; playing its first legal action", self.id, seat
             )
             action = view.legal[0]
-        if st.check(action) is not None:
+        try:  # checked once, by the core as it applies it
+            self.game.apply(action)
+        except IllegalAction:
             log.error(
                 "table %s: computer seat %d chose an illegal %s",
                 self.id,
                 seat,
                 action_to_text(action),
             )
-            action = view.legal[0]
-        self.game.apply(action)
+            self.game.apply(view.legal[0])
         try:
             await self._changed("action")
         except TableError:  # not saved: the table is back where it was and will retry
             return
 
-    # ------------------------------------------------------------------ seats and checks
-
-    def _controlled_seat(self, conn: Conn, msg: dict[str, Any]) -> int:
-        """The seat this connection plays now (pass-and-play: the revealed seat)."""
-        if not conn.owner:
-            raise TableError("not_your_table", "this table belongs to another profile")
-        if self.mode == "computer":
-            seat = 0
-        else:
-            if self.handoff is not None:
-                raise TableError(
-                    "hidden_until_reveal",
-                    f"pass the device: player {self.handoff + 1} must reveal first",
-                )
-            if self.viewer is None:
-                raise TableError("hidden_until_reveal", "reveal a seat first")
-            seat = self.viewer
-        claimed = msg.get("seat", seat)
-        if claimed != seat:
-            raise TableError(
-                "wrong_seat", f"this client plays seat {seat}, not {str(claimed)[:20]}"
-            )
-        return seat
-
-    def _acting_seat(self, conn: Conn, msg: dict[str, Any]) -> int:
-        seat = self._controlled_seat(conn, msg)
-        st = self.game.state
-        if st.is_over:
-            raise TableError("hand_over", "the hand is over: deal the next hand")
-        if st.turn != seat:
-            raise TableError("not_your_turn", f"it is seat {st.turn}'s turn")
-        return seat
-
-    def _check_version(self, msg: dict[str, Any]) -> None:
-        v = version_of(msg)
-        if v != self.version:
-            raise TableError(
-                "stale_version",
-                f"the table is at version {self.version}, not {v}: redraw and retry",
-            )
-
-    def _check_owner(self, conn: Conn) -> None:
-        if not conn.owner:
-            raise TableError("not_your_table", "this table belongs to another profile")
-
-    def _undoable(self, seat: int) -> bool:
-        """R15: the seat's meld actions of this turn, and (computer mode) its discard until the next seat acts."""
-        st = self.game.state
-        actions = self.game.hands[-1].actions
-        if st.is_over or not actions or not st.history or st.history[-1].seat != seat:
-            return False
-        kind = actions[-1].kind
-        if kind == "meld":
-            return st.turn == seat
-        if kind == "discard":
-            return self.mode == "computer" and self.seats[st.turn].kind == "computer"
-        return False
-
-    def _can_undo(self, conn: Conn | None) -> bool:
-        if conn is None:
-            return False
-        try:
-            seat = self._controlled_seat(conn, {})
-        except TableError:
-            return False
-        return self._undoable(seat)
-
-    # ------------------------------------------------------------------ handlers
-
-    async def _on_action(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_version(msg)
-        self._acting_seat(conn, msg)
-        action = action_of(msg)
-        error = self.game.state.check(action)
-        if error is not None:
-            raise TableError.illegal(error)
-        self.game.apply(action)
-        await self._changed("action")
-
-    async def _on_validate(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_version(msg)
-        seat = self._acting_seat(conn, msg)
-        action = action_of(msg)
-        st = self.game.state
-        error = st.check(action)
-        side = st.side_of[seat]
-        minimum = None if st.opened(side) else st.opening_minimum(seat)
-        count = st.opening_count(action) if minimum is not None else None
-        if error is not None:
-            stated_count, stated = minimum_numbers(error)
-            if stated_count is not None:
-                count = stated_count
-            minimum = stated if stated is not None else minimum
-        conn.send(
-            {
-                "type": "validation",
-                "version": self.version,
-                "action": action_to_json(action),
-                "legal": error is None,
-                "code": None if error is None else error.code,
-                "section": None if error is None else error.section,
-                "message": "legal" if error is None else error.message,
-                "count": count,
-                "minimum": minimum,
-            }
-        )
-
-    async def _on_suggest(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_version(msg)
-        self._acting_seat(conn, msg)
-        if self._suggestion is None or self._suggestion[0] != self.version:
-            if not conn.suggest_bucket.take():
-                raise TableError("rate_limited", "suggestions are limited to one a second")
-            # a search can take tens of milliseconds: off the event loop (the worker waits
-            # for it, so nothing changes the game meanwhile)
-            self._suggestion = (self.version, await asyncio.to_thread(self._suggest_now))
-        conn.send(self._suggestion[1])
-
-    def _suggest_now(self) -> dict[str, Any]:
-        st = self.game.state
-        action: Action | None = None
-        kind = "none"
-        if st.phase == "draw":
-            action = st.plan_pile_pickup()
-            kind = "pile_pickup"
-        elif st.phase == "play":
-            action = st.can_go_out()
-            kind = "go_out"
-            if action is None:
-                action = next((a for a in st.legal_actions() if isinstance(a, Meld)), None)
-                kind = "meld"
-        if action is None:
-            kind = "none"
-        return {
-            "type": "suggestion",
-            "version": self.version,
-            "kind": kind,
-            "action": None if action is None else action_to_json(action),
-            "message": "no legal suggestion" if action is None else action_to_text(action),
-        }
-
-    async def _on_undo(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_version(msg)
-        seat = self._controlled_seat(conn, msg)
-        if not self._undoable(seat):
-            raise TableError(
-                "undo_unavailable",
-                "nothing to undo: only your melds of this turn (and, against the computer, "
-                "your discard until the next player acts) can be taken back",
-            )
-        record = self.game.to_record()
-        record["hands"][-1]["actions"].pop()
-        self.game = Game.from_record(record)
-        await self._changed("undo")
-
-    async def _on_pause(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_owner(conn)
-        if not self.paused:
-            self.paused = True
-            if self._timer is not None:
-                self._timer.cancel()
-            await self._changed("pause")
-
-    async def _on_resume(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_owner(conn)
-        if self.paused:
-            self.paused = False
-            await self._changed("resume")
-
-    async def _on_reveal(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_owner(conn)
-        if self.mode != "local":
-            raise TableError("wrong_mode", "reveal is only for pass-and-play tables")
-        seat = msg.get("seat")
-        if self.handoff is None:
-            raise TableError("nothing_to_reveal", "no handoff is pending")
-        if seat != self.handoff:
-            raise TableError("wrong_seat", f"it is player {self.handoff + 1}'s turn to reveal")
-        self.viewer = self.handoff
-        self.handoff = None
-        await self._changed("reveal", seat=seat)
-
-    async def _on_next_hand(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_owner(conn)
-        if not self.game.state.is_over:
-            raise TableError("hand_in_progress", "the current hand is not over")
-        if self.game.is_over:
-            raise TableError("match_over", "the match is over: start a new match")
-        self.game.next_hand()
-        self._after_deal()
-        await self._changed("next_hand")
-
-    async def _on_new_match(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_owner(conn)
-        if not self.game.is_over:
-            raise TableError("match_in_progress", "the match is not over")
-        self.game = Game(self.game.settings, seed=random.SystemRandom().randrange(2**62))
-        self._players.clear()
-        self.hands_counted = 0
-        self.match_counted = False
-        self._after_deal()
-        await self._changed("new_match")
-
-    async def _on_settings(self, conn: Conn, msg: dict[str, Any]) -> None:
-        self._check_owner(conn)
-        delay = msg.get("delay_ms")
-        if type(delay) is not int or not 0 <= delay <= MAX_DELAY_MS:
-            raise TableError("bad_message", f"delay_ms must be an integer 0..{MAX_DELAY_MS}")
-        if delay != self.options.get("delay_ms"):  # clients send their speed on every connection
-            if not self._settings_bucket.take():
-                raise TableError("rate_limited", "settings change too often: try again shortly")
-            self.options = {**self.options, "delay_ms": delay}
-            await self._changed("settings", delay_ms=delay)
-
-    async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
-        conn.send(self.state_message(conn, "sync"))

@@ -1,0 +1,202 @@
+"""The commands a client may send a table (``docs/protocol.md``), one method each.
+
+A mixin of :class:`canasta.server.table.Table`; :data:`COMMANDS` names them. Every command runs
+in the table's worker, one at a time; each checks who may send it (see ``seating``), asks the
+core, and commits through ``Table._changed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import TYPE_CHECKING, Any
+
+from ..actions import Action, Meld, action_to_json, action_to_text
+from ..errors import IllegalAction
+from ..game import Game
+from .conn import Conn
+from .protocol import MAX_DELAY_MS, TableError, action_of, minimum_numbers
+
+if TYPE_CHECKING:
+    from .limits import TokenBucket
+
+#: message type -> the method that handles it
+COMMANDS = {
+    "action": "_on_action",
+    "validate": "_on_validate",
+    "suggest": "_on_suggest",
+    "undo": "_on_undo",
+    "pause": "_on_pause",
+    "resume": "_on_resume",
+    "reveal": "_on_reveal",
+    "next_hand": "_on_next_hand",
+    "new_match": "_on_new_match",
+    "settings": "_on_settings",
+    "sync": "_on_sync",
+}
+
+
+class Handlers:
+    """The table's commands (mixed into the table, whose state they read and change)."""
+
+    game: Game
+    version: int
+    paused: bool
+    handoff: int | None
+    viewer: int | None
+    mode: str
+    options: dict[str, Any]
+    hands_counted: int
+    match_counted: bool
+    _suggestion: tuple[int, dict[str, Any]] | None
+    _settings_bucket: TokenBucket
+    _players: dict[int, Any]
+    _timer: asyncio.TimerHandle | None
+
+    async def _on_action(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_version(msg)
+        self._acting_seat(conn, msg)
+        action = action_of(msg)
+        try:  # the core checks it once, as it applies it (nothing changes when it is illegal)
+            self.game.apply(action)
+        except IllegalAction as e:
+            raise TableError.illegal(e) from None
+        await self._changed("action")
+
+    async def _on_validate(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_version(msg)
+        seat = self._acting_seat(conn, msg)
+        action = action_of(msg)
+        st = self.game.state
+        error = st.check(action)
+        side = st.side_of[seat]
+        minimum = None if st.opened(side) else st.opening_minimum(seat)
+        count = st.opening_count(action) if minimum is not None else None
+        if error is not None:
+            stated_count, stated = minimum_numbers(error)
+            if stated_count is not None:
+                count = stated_count
+            minimum = stated if stated is not None else minimum
+        conn.send(
+            {
+                "type": "validation",
+                "version": self.version,
+                "action": action_to_json(action),
+                "legal": error is None,
+                "code": None if error is None else error.code,
+                "section": None if error is None else error.section,
+                "message": "legal" if error is None else error.message,
+                "count": count,
+                "minimum": minimum,
+            }
+        )
+
+    async def _on_suggest(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_version(msg)
+        self._acting_seat(conn, msg)
+        if self._suggestion is None or self._suggestion[0] != self.version:
+            if not conn.suggest_bucket.take():
+                raise TableError("rate_limited", "suggestions are limited to one a second")
+            # a search can take tens of milliseconds: off the event loop (the worker waits
+            # for it, so nothing changes the game meanwhile)
+            self._suggestion = (self.version, await asyncio.to_thread(self._suggest_now))
+        conn.send(self._suggestion[1])
+
+    def _suggest_now(self) -> dict[str, Any]:
+        st = self.game.state
+        action: Action | None = None
+        kind = "none"
+        if st.phase == "draw":
+            action = st.plan_pile_pickup()
+            kind = "pile_pickup"
+        elif st.phase == "play":
+            action = st.can_go_out()
+            kind = "go_out"
+            if action is None:
+                action = next((a for a in st.legal_actions() if isinstance(a, Meld)), None)
+                kind = "meld"
+        if action is None:
+            kind = "none"
+        return {
+            "type": "suggestion",
+            "version": self.version,
+            "kind": kind,
+            "action": None if action is None else action_to_json(action),
+            "message": "no legal suggestion" if action is None else action_to_text(action),
+        }
+
+    async def _on_undo(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_version(msg)
+        seat = self._controlled_seat(conn, msg)
+        if not self._undoable(seat):
+            raise TableError(
+                "undo_unavailable",
+                "nothing to undo: only your melds of this turn (and, against the computer, "
+                "your discard until the next player acts) can be taken back",
+            )
+        record = self.game.to_record()
+        record["hands"][-1]["actions"].pop()
+        self.game = Game.from_record(record)
+        await self._changed("undo")
+
+    async def _on_pause(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if not self.paused:
+            self.paused = True
+            if self._timer is not None:
+                self._timer.cancel()
+            await self._changed("pause")
+
+    async def _on_resume(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if self.paused:
+            self.paused = False
+            await self._changed("resume")
+
+    async def _on_reveal(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if self.mode != "local":
+            raise TableError("wrong_mode", "reveal is only for pass-and-play tables")
+        seat = msg.get("seat")
+        if self.handoff is None:
+            raise TableError("nothing_to_reveal", "no handoff is pending")
+        if seat != self.handoff:
+            raise TableError("wrong_seat", f"it is player {self.handoff + 1}'s turn to reveal")
+        self.viewer = self.handoff
+        self.handoff = None
+        await self._changed("reveal", seat=seat)
+
+    async def _on_next_hand(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if not self.game.state.is_over:
+            raise TableError("hand_in_progress", "the current hand is not over")
+        if self.game.is_over:
+            raise TableError("match_over", "the match is over: start a new match")
+        self.game.next_hand()
+        self._after_deal()
+        await self._changed("next_hand")
+
+    async def _on_new_match(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        if not self.game.is_over:
+            raise TableError("match_in_progress", "the match is not over")
+        self.game = Game(self.game.settings, seed=random.SystemRandom().randrange(2**62))
+        self._players.clear()
+        self.hands_counted = 0
+        self.match_counted = False
+        self._after_deal()
+        await self._changed("new_match")
+
+    async def _on_settings(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self._check_owner(conn)
+        delay = msg.get("delay_ms")
+        if type(delay) is not int or not 0 <= delay <= MAX_DELAY_MS:
+            raise TableError("bad_message", f"delay_ms must be an integer 0..{MAX_DELAY_MS}")
+        if delay != self.options.get("delay_ms"):  # clients send their speed on every connection
+            if not self._settings_bucket.take():
+                raise TableError("rate_limited", "settings change too often: try again shortly")
+            self.options = {**self.options, "delay_ms": delay}
+            await self._changed("settings", delay_ms=delay)
+
+    async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
+        conn.send(self.state_message(conn, "sync"))
