@@ -7,10 +7,9 @@ import asyncio
 import pytest
 from sqlalchemy import update
 
-from canasta import Game, Settings
-from canasta.server import players
+from canasta import Settings
+from canasta.server import players as players_module
 from canasta.server.db import Store, TableRow
-from canasta.server.players import _FallbackPlayer
 from canasta.server.tables import Tables
 
 from .support import new_profile
@@ -65,28 +64,13 @@ async def test_a_record_that_does_not_replay_is_reported_missing(sqlite_url: str
         await store.dispose()
 
 
-def test_fallback_player_plays_legal_moves_to_the_end_of_a_hand() -> None:
-    game = Game(Settings.preset("classic"), seed=12)
-    seats = [_FallbackPlayer("normal", seed) for seed in range(4)]
-    for _ in range(3000):
-        if game.state.is_over:
-            break
-        action = seats[game.state.turn].choose(game.state.view(game.state.turn))
-        assert game.state.check(action) is None
-        game.apply(action)
-    assert game.state.is_over
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("difficulty", ["beginner", "normal", "expert"])
+def test_the_server_seats_play_the_levels_the_bots_assign(players: int, difficulty: str) -> None:
+    from canasta.bots import seat_levels
 
-
-def test_the_server_uses_the_bots_when_they_exist(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert not isinstance(players.make_computer("normal", 1), _FallbackPlayer)
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_bots(name: str, *args: object, **kwargs: object) -> object:
-        if name == "bots" or name.endswith(".bots") or name == "canasta.bots":
-            raise ImportError("no bots")
-        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtins, "__import__", no_bots)
-    assert isinstance(players.make_computer("normal", 1), _FallbackPlayer)
+    seats = players_module.computer_seats(players, difficulty)
+    assert seats[0].kind == "human"
+    assert {s: seats[s].level for s in range(1, players)} == seat_levels(players, 0, difficulty)
+    assert players_module.LEVELS == ("beginner", "normal", "expert")
+    assert players_module.make_computer("normal", 1).level == "normal"

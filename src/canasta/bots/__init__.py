@@ -10,6 +10,7 @@ True
 """
 
 from .players import (
+    DIFFICULTIES,
     LEVELS,
     PARTNER_LEVEL,
     HeuristicPlayer,
@@ -17,8 +18,10 @@ from .players import (
     RandomPlayer,
     computer_seats,
     make_player,
+    seat_levels,
 )
 
 __all__ = [
-    "LEVELS", "PARTNER_LEVEL", "HeuristicPlayer", "Player", "RandomPlayer", "computer_seats", "make_player",
+    "DIFFICULTIES", "LEVELS", "PARTNER_LEVEL", "HeuristicPlayer", "Player", "RandomPlayer", "computer_seats",
+    "make_player", "seat_levels",
 ]

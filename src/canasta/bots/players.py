@@ -12,8 +12,8 @@ from .policy import BEGINNER, NORMAL, Policy, Style
 from .search import ExpertPlayer
 
 __all__ = [
-    "LEVELS", "PARTNER_LEVEL", "ExpertPlayer", "HeuristicPlayer", "Player", "RandomPlayer", "computer_seats",
-    "decision_rng", "make_player", "own_state", "safe",
+    "DIFFICULTIES", "LEVELS", "PARTNER_LEVEL", "ExpertPlayer", "HeuristicPlayer", "Player", "RandomPlayer", "computer_seats",
+    "decision_rng", "seat_levels", "make_player", "own_state", "safe",
 ]
 
 
@@ -67,6 +67,9 @@ def make_player(level: str, seed: int | None = None, **options: Any) -> Player:
 
 LEVELS = ("random", "beginner", "normal", "expert")
 
+#: the levels a person chooses to play against (random is for measuring the others)
+DIFFICULTIES = ("beginner", "normal", "expert")
+
 
 #: the human's partner in the mode against the computer plays this level at every difficulty
 PARTNER_LEVEL = "normal"
@@ -78,11 +81,20 @@ def computer_seats(players: int, human_seat: int, difficulty: str, seed: int | N
     The opponents play ``difficulty``; in the four-player game the human's partner is always
     :data:`PARTNER_LEVEL`, so the partner's support stays the same at every difficulty.
     """
-    out: dict[int, Player] = {}
-    for seat in range(players):
-        if seat == human_seat:
-            continue
-        partner = players == 4 and seat == (human_seat + 2) % 4
-        level = PARTNER_LEVEL if partner else difficulty
-        out[seat] = make_player(level, None if seed is None else seed * 8 + seat)
-    return out
+    return {
+        seat: make_player(level, None if seed is None else seed * 8 + seat)
+        for seat, level in seat_levels(players, human_seat, difficulty).items()
+    }
+
+
+def seat_levels(players: int, human_seat: int, difficulty: str) -> dict[int, str]:
+    """The level of every computer seat of a table with one human (see :func:`computer_seats`).
+
+    >>> seat_levels(4, 0, "expert")
+    {1: 'expert', 2: 'normal', 3: 'expert'}
+    """
+    return {
+        seat: PARTNER_LEVEL if players == 4 and seat == (human_seat + 2) % 4 else difficulty
+        for seat in range(players)
+        if seat != human_seat
+    }

@@ -1,4 +1,4 @@
-"""Who plays each seat: seat descriptions, and the computer players (or a stand-in)."""
+"""Who plays each seat: seat descriptions and the computer players (from ``canasta.bots``)."""
 
 from __future__ import annotations
 
@@ -6,37 +6,19 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..actions import Action
+from ..bots import DIFFICULTIES, make_player, seat_levels
 from ..view import SeatView
 
-LEVELS = ("beginner", "normal", "expert")
+#: the difficulties a person may choose: the bots' own list
+LEVELS = DIFFICULTIES
 
 
 class ComputerPlayer(Protocol):
     def choose(self, view: SeatView) -> Action: ...
 
 
-class _FallbackPlayer:
-    """Stand-in used only when ``canasta.bots`` cannot be imported: draws and discards."""
-
-    level = "fallback"
-
-    def __init__(self, level: str, seed: int) -> None:
-        self.level = level
-        self.seed = seed
-
-    def choose(self, view: SeatView) -> Action:
-        for action in view.legal:
-            if action.kind in ("draw", "discard"):
-                return action
-        return view.legal[0]
-
-
 def make_computer(level: str, seed: int) -> ComputerPlayer:
     """A computer player of ``level`` seeded with ``seed``."""
-    try:
-        from ..bots import make_player
-    except ImportError:  # the bots layer is optional for the server
-        return _FallbackPlayer(level, seed)
     return make_player(level, seed=seed)
 
 
@@ -63,18 +45,19 @@ class SeatInfo:
 
 
 def computer_seats(players: int, difficulty: str) -> list[SeatInfo]:
-    """Seat 0 is the human; in four-player games seat 2 is the computer partner at Normal."""
+    """Seat 0 is the human; the bots say which level every other seat plays (in the
+    four-player game the human's partner plays the same level at every difficulty)."""
     names = {
         2: ["You", "Computer"],
         3: ["You", "Left", "Right"],
         4: ["You", "Left", "Partner", "Right"],
     }[players]
+    levels = seat_levels(players, 0, difficulty)
     seats = [SeatInfo(names[0], "human", None, "you")]
     for s in range(1, players):
-        if players == 4 and s == 2:
-            seats.append(SeatInfo(names[s], "computer", "normal", "partner"))
-        else:
-            seats.append(SeatInfo(names[s], "computer", difficulty, "opponent"))
+        partner = players == 4 and s == 2
+        role = "partner" if partner else "opponent"
+        seats.append(SeatInfo(names[s], "computer", levels[s], role))
     return seats
 
 
