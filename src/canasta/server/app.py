@@ -470,16 +470,7 @@ def create_app(
             )
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
-        conn = Conn(
-            account=account_id,
-            owner=owner,
-            outbox_limit=config.outbox_limit,
-            inflight_limit=config.inflight_per_conn,
-            rate=config.message_rate,
-            burst=config.message_burst,
-            suggest_rate=config.suggest_rate,
-            suggest_burst=config.suggest_burst,
-        )
+        conn = Conn.with_limits(config, account=account_id, owner=owner)
         table.join(conn)
         reader = asyncio.create_task(_read(websocket, conn, table))
         writer = asyncio.create_task(_write(websocket, conn))

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from .config import ServerConfig
 from .limits import TokenBucket
 
 #: websocket close codes the server uses (docs/protocol.md, "Limits")
@@ -47,6 +48,20 @@ class Conn:
         self.close_reason = ""
         #: set when the socket is dropped: its handler stops reading and writing at once
         self.dead = asyncio.Event()
+
+    @classmethod
+    def with_limits(cls, config: ServerConfig, *, account: str | None, owner: bool) -> Conn:
+        """A connection with the server's per-socket limits."""
+        return cls(
+            account=account,
+            owner=owner,
+            outbox_limit=config.outbox_limit,
+            inflight_limit=config.inflight_per_conn,
+            rate=config.message_rate,
+            burst=config.message_burst,
+            suggest_rate=config.suggest_rate,
+            suggest_burst=config.suggest_burst,
+        )
 
     @property
     def closed(self) -> bool:
