@@ -28,6 +28,7 @@ const DEFAULT_PREFS = {
   speed: "normal",
   fourColour: false,
   sort: "rank",
+  shortcuts: true,        // single-character keys (D, T, F, X, U, S, M, ?); WCAG 2.1.4
   mode: "computer4",
   difficulty: "normal",
   preset: "classic",
