@@ -126,27 +126,33 @@ def test_axe_every_screen(browser, server, lang, size):
     assert not bad, "\n".join(bad)
 
 
-@pytest.fixture(scope="module")
-def finished_hand(browser, server):
-    """A two-player match whose first hand has been played to the end (target 5000)."""
+END_BUTTON = {5000: "#btn-next-hand", "one_hand": "#btn-new-match"}
+
+
+@pytest.fixture(scope="module", params=[5000, "one_hand"], ids=["end-of-hand", "end-of-match"])
+def finished(request, browser, server):
+    """A two-player match whose first hand has been played to the end: the end-of-hand screen
+    (target 5000) or the end-of-match screen (one hand)."""
     context = browser.new_context(viewport=VIEWPORTS["desktop"])
     page = context.new_page()
     use_prefs(page)
-    start_match(page, server.url, mode="computer2", target=5000)
+    start_match(page, server.url, mode="computer2", target=request.param)
     deadline = time.monotonic() + 300
     while wait_my_turn(page) != "over":
         if time.monotonic() > deadline:
             pytest.fail("the hand did not end")
         play_simple_turn(page)
-    page.wait_for_selector("#btn-next-hand")
-    yield page
+    page.wait_for_selector(END_BUTTON[request.param])
+    yield page, request.param
     context.close()
 
 
 @pytest.mark.parametrize(("lang", "size"), COMBOS)
-def test_axe_end_of_hand(finished_hand, lang, size):
+def test_axe_end_of_hand_and_match(finished, lang, size):
     _require_axe()
-    page = finished_hand
+    page, target = finished
+    screen = "end-of-hand" if target == 5000 else "end-of-match"
+    button = END_BUTTON[target]
     page.set_viewport_size(VIEWPORTS[size])
     if page.evaluate("document.documentElement.lang") != lang:
         # the language is a stored preference: change it and reload the table
@@ -157,11 +163,23 @@ def test_axe_end_of_hand(finished_hand, lang, size):
           location.reload();
         }""", lang)
         page.wait_for_function("(lang) => document.documentElement.lang === lang", arg=lang)
-    page.wait_for_selector("#btn-next-hand")
-    bad = scan(page, "end-of-hand", lang, size)
+    page.wait_for_selector(button)
+    bad = scan(page, screen, lang, size)
+    # the dialog has focus on its main button and keeps Tab inside; the table behind is inert
+    if page.evaluate("(sel) => document.activeElement !== document.querySelector(sel)", button):
+        bad.append(f"{screen}: focus is not on {button}")
+    if not page.evaluate("document.getElementById('app').inert"):
+        bad.append(f"{screen}: the page behind is not inert")
+    for _ in range(8):
+        page.keyboard.press("Tab")
+        if not page.evaluate("!!document.activeElement.closest('#overlay .dialog')"):
+            bad.append(f"{screen}: Tab left the dialog")
+            break
     page.click("#btn-peek")
     page.wait_for_selector("#btn-peek-back")
-    bad += scan(page, "end-of-hand-table", lang, size)
+    bad += scan(page, f"{screen}-table", lang, size)
+    if page.evaluate("document.activeElement.id") != "btn-peek-back":
+        bad.append(f"{screen}: focus is not on the button back to the scores")
     page.click("#btn-peek-back")
-    page.wait_for_selector("#btn-next-hand")
+    page.wait_for_selector(button)
     assert not bad, "\n".join(bad)

@@ -199,6 +199,8 @@ def test_the_announcer_is_one_persistent_region_that_speaks_moves(page, server):
     before = version(page)
     page.click("#pile")
     wait_version_change(page, before)
+    # after the discard, focus waits in the hand (not on <body>)
+    page.wait_for_function("() => document.activeElement && document.activeElement.closest('#hand .card')")
     wait_my_turn(page)
     assert page.get_attribute("#announcer", "data-mark") == "same"
     text = page.inner_text("#announcer")
@@ -222,3 +224,31 @@ def test_reduced_motion_stops_pulses_and_thinking_dots(browser, server):
     page.wait_for_selector(".seat.active", timeout=60_000)
     assert page.eval_on_selector(".seat.active .seat-name", "e => getComputedStyle(e, '::after').animationName") == "none"
     context.close()
+
+
+def test_tutorial_by_keyboard_keeps_focus_and_moves_on(page, server):
+    use_prefs(page)
+    page.goto(server.url + "#tutorial")
+    page.wait_for_selector("#tutorial .hand .card.hint")
+    for k in range(3):  # the three kings: Space on each; focus stays on the card
+        page.focus("#tutorial .hand .card.hint")
+        card = active(page)["i"]
+        page.keyboard.press("Space")
+        if k < 2:
+            a = active(page)
+            assert a and a["i"] == card and a["pressed"] == "true", a
+    # the last one selected: focus moves on to the rank to stage on; Enter stages there
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches('#tutorial .rank-chip')")
+    page.keyboard.press("Enter")
+    # and on to the next highlighted card (the eights and the two)
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches('#tutorial .hand .card.hint')")
+    while page.locator("#tutorial .hand .card.hint").count():
+        page.focus("#tutorial .hand .card.hint")
+        page.keyboard.press("Space")
+    # the 8 key on a selected card stages there, as at the table; then focus is on Meld
+    page.focus("#tutorial .hand .card.selected")
+    page.keyboard.press("8")
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'tut-meld'")
+    assert "70 / 50" in page.inner_text("#tutorial .pile-info")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement && document.activeElement.id === 'tut-next'")
