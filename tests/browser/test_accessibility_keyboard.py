@@ -11,7 +11,7 @@ import pytest
 from canasta import Game, Settings
 
 from .conftest import use_prefs
-from .helpers import start_match, version, wait_my_turn, wait_version_change
+from .helpers import play_simple_turn, start_match, version, wait_my_turn, wait_version_change
 
 pytestmark = pytest.mark.browser
 
@@ -192,6 +192,8 @@ def test_the_announcer_is_one_persistent_region_that_speaks_moves(page, server):
     page.evaluate("document.getElementById('announcer').dataset.mark = 'same'")
     wait_my_turn(page)
     before = version(page)
+    state = page.evaluate("[document.body.dataset.overlay || null, document.getElementById('app').inert]")
+    assert state == [None, False], state  # no dialog over the table at our turn
     page.click("#stock")
     wait_version_change(page, before)
     assert "You drew" in page.inner_text("#announcer")   # with the card's name
@@ -221,6 +223,9 @@ def test_reduced_motion_stops_pulses_and_thinking_dots(browser, server):
     assert page.eval_on_selector("#tutorial .hand .card.hint", "e => getComputedStyle(e).animationName") == "none"
     assert page.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "auto"
     start_match(page, server.url, mode="computer4", target=5000)
+    if wait_my_turn(page) == "draw":   # our turn first: play it so that another seat is active
+        play_simple_turn(page)
+        play_simple_turn(page)
     page.wait_for_selector(".seat.active", timeout=60_000)
     assert page.eval_on_selector(".seat.active .seat-name", "e => getComputedStyle(e, '::after').animationName") == "none"
     context.close()

@@ -198,6 +198,7 @@ function onMessage(msg) {
       return;
     }
     pendingDiscard = null;
+    pendingFocus = null;  // the action was refused: focus stays where it is
     play("error");
     toast(errorText(msg), "bad");
   }
