@@ -35,6 +35,7 @@ export function show(screen) {
 // Where focus should go once the table shows the result of the player's own action
 // ("hand": the first card; "fresh": the card just drawn; "next": the next free card).
 let pendingFocus = null;
+let lastStaged = [];  // hand indexes of the group staged last: focus moves on past them
 
 /** Ask for focus to move to ``want`` once a state newer than the current one is drawn. */
 function focusAfterAction(want) { pendingFocus = { want, after: S.msg ? S.msg.version : -1 }; }
@@ -42,9 +43,10 @@ function focusAfterAction(want) { pendingFocus = { want, after: S.msg ? S.msg.ve
 function handTarget(want) {
   const free = [...document.querySelectorAll("#hand .card:not(.planned)")];
   if (want === "fresh") return document.querySelector("#hand .card.fresh") || free[0] || document.querySelector("#hand");
-  if (want === "next" && S.lastStaged != null) {
+  if (want === "next" && lastStaged.length) {
+    // the first free card after the last of the staged cards, in the order the hand is shown
     const all = [...document.querySelectorAll("#hand .card")];
-    const at = all.findIndex((el) => Number(el.dataset.i) === S.lastStaged);
+    const at = Math.max(...all.map((el, k) => (lastStaged.includes(Number(el.dataset.i)) ? k : -1)));
     const after = all.slice(at + 1).find((el) => !el.classList.contains("planned"));
     return after || free[0] || document.querySelector("#btn-meld:not([disabled])") || document.querySelector("#hand");
   }
@@ -390,7 +392,7 @@ const actions = {
     S.selection.clear();
     S.validation = null;
     S.notice = "";
-    S.lastStaged = Math.max(...idx);
+    lastStaged = idx;
     pendingFocus = { want: "next", after: "now" };
     validatePlan();
     redraw();

@@ -52,7 +52,7 @@ export function trapTab(e) {
 }
 
 /** Fill the overlay with a dialog and return its body element. A dialog that opens takes
- * focus (its ``data-autofocus`` control, else its first control); one that is redrawn keeps
+ * focus (its ``data-autofocus`` control, else its close button); one that is redrawn keeps
  * focus where it was. */
 export function dialog(kind, title, { closable = true, onClose } = {}) {
   document.body.dataset.overlay = kind;
@@ -108,7 +108,8 @@ export function dialog(kind, title, { closable = true, onClose } = {}) {
       if (typeof keep === "number" && keep >= 0) { const items = tabbables(box); if (items[keep]) { items[keep].focus(); return; } }
       if (box.contains(document.activeElement)) return;
     }
-    focusFirst(box.querySelector("[data-autofocus]"), tabbables(body)[0], box.querySelector(".close"), box);
+    // The first thing read is the dialog's name, then its close button (its first control).
+    focusFirst(box.querySelector("[data-autofocus]"), box.querySelector(".close"), tabbables(body)[0], box);
   });
   box.tabIndex = -1;
   return body;
