@@ -374,8 +374,12 @@ function lastMove() {
 
 /** A sentence for one history entry; ``detailed`` adds the cards (for the announcer). */
 export function moveSentence(entry, detailed = false) {
-  if (!entry || !entry.action) return "";
+  if (!entry) return "";
   const name = seatName(entry.seat);
+  if (!entry.action) {
+    // the deal's red threes, laid out at once
+    return detailed && (entry.red_threes || []).length ? t("moves.red_threes", { name, cards: nameList(entry.red_threes) }) : "";
+  }
   if (detailed) return detailedMove(entry, name);
   const a = entry.action;
   switch (a.type) {
