@@ -321,7 +321,8 @@ export async function openStats(ctl, refresh = true) {
 }
 
 function drawStats(ctl) {
-  if (document.body.dataset.overlay && document.body.dataset.overlay !== "stats") return;
+  // Only into an open Stats dialog: the figures arriving after it closed must not reopen it.
+  if (document.body.dataset.overlay !== "stats") return;
   const body = dialog("stats", t("stats.title"));
   if (!statsData) { body.append(h("p", "muted", t("common.loading"))); return; }
   const dl = h("dl", "stats");
