@@ -102,6 +102,13 @@ def test_a_whole_turn_by_keyboard_keeps_focus_in_place(page, server):
     page.wait_for_function("() => document.activeElement && document.activeElement.closest('#hand .card')")
     announced = page.inner_text("#announcer")
     assert "melded" in announced
+    # the hand is one Tab stop: Tab leaves it for the buttons, Shift+Tab comes back to the same card
+    card = active(page)["i"]
+    page.keyboard.press("Tab")
+    a = active(page)
+    assert a and not a["inHand"] and a["id"].startswith("btn-"), a
+    page.keyboard.press("Shift+Tab")
+    assert active(page)["i"] == card
     # Space selects the focused card, X discards it; the handoff dialog then takes focus
     page.keyboard.press("End")
     name = (page.evaluate("document.activeElement.getAttribute('aria-label')") or "").split(", ")[1]

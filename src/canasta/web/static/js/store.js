@@ -46,6 +46,7 @@ export const S = {
   view: null,
   table: null,
   selection: new Set(),   // indexes into view.hand
+  handCursor: null,       // the hand card that is the hand's one Tab stop (index into view.hand)
   plan: [],               // [{rank, idx: [indexes into view.hand]}]
   validation: null,
   validationFor: null,

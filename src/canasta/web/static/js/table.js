@@ -512,7 +512,8 @@ function handRow(actions) {
   const wrap = h("div", "hand");
   wrap.id = "hand";
   wrap.tabIndex = -1;
-  wrap.setAttribute("role", "group");
+  // A toolbar: one Tab stop (the card last focused), arrow keys move along the hand (app.js).
+  wrap.setAttribute("role", "toolbar");
   wrap.setAttribute("aria-label", t("table.your_hand", { n: v.hand ? v.hand.length : 0 }));
   if (v.hand == null) {
     wrap.append(h("p", "hidden-hand", t("table.hand_hidden")));
@@ -530,11 +531,19 @@ function handRow(actions) {
     const j = v.hand.findIndex((c, k) => c === card && !freshIdx.has(k));
     if (j >= 0) freshIdx.add(j);
   }
+  const order = sortCards(v.hand, S.prefs.sort);
+  const cursor = order.some(({ i }) => i === S.handCursor) ? S.handCursor
+    : (order.find(({ i }) => !planned.has(i)) || order[0] || {}).i;
   const stagedOn = new Map();
   for (const g of S.plan) for (const i of g.idx) stagedOn.set(i, g.rank);
-  for (const { c, i } of sortCards(v.hand, S.prefs.sort)) {
+  for (const { c, i } of order) {
     const el = cardEl(c, { tag: "button" });
     el.dataset.i = i;
+    el.tabIndex = i === cursor ? 0 : -1;
+    el.addEventListener("focus", () => {
+      S.handCursor = i;
+      for (const other of wrap.querySelectorAll(".card")) other.tabIndex = other === el ? 0 : -1;
+    });
     const extra = [];
     if (freshIdx.has(i) && v.phase === "play") {
       el.classList.add("fresh");
