@@ -358,7 +358,7 @@ function drawStats(ctl) {
 export function openHelp(ctl) {
   const body = dialog("help", t("help.title"));
   const keys = h("dl", "keys");
-  const list = [["Space / Enter", "select"], ["← →", "move"], ["A K Q J 4–9 0", "stage"]];
+  const list = [["Space / Enter", "select"], ["← → Home End", "move"], ["A K Q J 4–9 0", "stage"]];
   if (S.prefs.shortcuts !== false) list.push(["D", "draw"], ["T", "take"], ["F", "meld"], ["X", "discard"], ["U", "undo"], ["S", "sort"], ["M", "sound"], ["?", "help"]);
   list.push(["Esc", "cancel"]);
   keys.setAttribute("aria-label", t("help.keys_title"));
