@@ -363,7 +363,7 @@ export function openHelp(ctl) {
   list.push(["Esc", "cancel"]);
   keys.setAttribute("aria-label", t("help.keys_title"));
   for (const [k, key] of list) {
-    const row = h("div", "key");
+    const row = h("div", "key" + (k.length > 3 ? " wide" : ""));
     const dt = h("dt");
     dt.append(h("kbd", null, k));
     row.append(dt, h("dd", null, t(`help.keys.${key}`)));
