@@ -20,6 +20,21 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'
 
+# axe-core for the accessibility browser test: from the npm registry, into the git-ignored .node/
+# (the test injects that local file; nothing is fetched while the tests run).
+if [ ! -f .node/node_modules/axe-core/axe.min.js ]; then
+  if ! command -v npm >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+      apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm
+    else
+      echo "The accessibility test needs npm: sudo apt-get install nodejs npm" >&2
+      exit 1
+    fi
+  fi
+  npm install --prefix .node --no-audit --no-fund --silent axe-core@4
+fi
+export CANASTA_REQUIRE_AXE=1
+
 run() {
   # pytest exit code 5 means "no tests collected": that is a failure here, never a pass.
   set +e

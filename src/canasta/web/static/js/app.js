@@ -5,11 +5,13 @@ import { api, TableSocket } from "./net.js";
 import { setSound, play } from "./sound.js";
 import {
   renderTable, mySeat, teamName, planAction, selectionTargets, remapIndexes, plannedIdx, canAct, errorText,
+  moveSentence, rankFromKey, seatName as seatNameOf,
 } from "./table.js";
 import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
 import { renderTutorial } from "./tutorial.js";
 import { animateEvent } from "./animate.js";
-import { handOverlay, handoffOverlay, closeOverlay, overlayKind } from "./overlays.js";
+import { handOverlay, handoffOverlay, closeOverlay, overlayKind, takeReturnFocus, trapTab } from "./overlays.js";
+import { focusKey, focusFirst, announce } from "./focus.js";
 import { rankOf, isWildFace } from "./cards.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -23,28 +25,47 @@ export function show(screen) {
   for (const id of ["start", "table", "rules", "tutorial"]) $(`#${id}`).hidden = id !== screen;
   document.body.dataset.screen = screen;
   redraw();
+  // A new screen: focus its heading unless something on it already took focus.
+  if (!overlayKind() && (document.activeElement === document.body || !document.activeElement)) {
+    const head = document.querySelector(`#${screen} h1`);
+    if (head && !pendingFocus) { head.tabIndex = -1; head.focus({ preventScroll: true }); }
+  }
 }
 
-/** A way to find the focused control again after a redraw replaced it. */
-function focusKey() {
-  const el = document.activeElement;
-  if (!el || el === document.body) return null;
-  if (el.id) return `#${CSS.escape(el.id)}`;
-  if (el.dataset && el.dataset.i != null && el.closest("#hand")) return `#hand [data-i="${el.dataset.i}"]`;
-  if (el.dataset && el.dataset.rank) {
-    const box = el.closest("[id]");
-    return `${box ? "#" + CSS.escape(box.id) + " " : ""}.${[...el.classList][0]}[data-rank="${el.dataset.rank}"]`;
+// Where focus should go once the table shows the result of the player's own action
+// ("hand": the first card; "fresh": the card just drawn; "next": the next free card).
+let pendingFocus = null;
+let lastStaged = [];  // hand indexes of the group staged last: focus moves on past them
+
+/** Ask for focus to move to ``want`` once a state newer than the current one is drawn. */
+function focusAfterAction(want) { pendingFocus = { want, after: S.msg ? S.msg.version : -1 }; }
+
+function handTarget(want) {
+  const free = [...document.querySelectorAll("#hand .card:not(.planned)")];
+  if (want === "fresh") return document.querySelector("#hand .card.fresh") || free[0] || document.querySelector("#hand");
+  if (want === "next" && lastStaged.length) {
+    // the first free card after the last of the staged cards, in the order the hand is shown
+    const all = [...document.querySelectorAll("#hand .card")];
+    const at = Math.max(...all.map((el, k) => (lastStaged.includes(Number(el.dataset.i)) ? k : -1)));
+    const after = all.slice(at + 1).find((el) => !el.classList.contains("planned"));
+    return after || free[0] || document.querySelector("#btn-meld:not([disabled])") || document.querySelector("#hand");
   }
-  return null;
+  return free[0] || document.querySelector("#hand");
 }
 
 export function redraw() {
   const key = focusKey();
   redrawInner();
-  if (key) {
-    const el = document.querySelector(key);
-    if (el && el !== document.activeElement) el.focus({ preventScroll: true });
+  if (overlayKind()) return;  // an open dialog keeps its own focus
+  const back = takeReturnFocus();
+  if (pendingFocus && (pendingFocus.after === "now" || (S.msg && S.msg.version > pendingFocus.after))) {
+    const want = pendingFocus.want;
+    pendingFocus = null;
+    if (S.screen === "table" && focusFirst(handTarget(want))) return;
   }
+  if (back && focusFirst(back)) return;
+  if (back !== null && S.screen === "table" && focusFirst(handTarget("hand"))) return;
+  if (key) focusFirst(key);
 }
 
 function redrawInner() {
@@ -179,6 +200,7 @@ function onMessage(msg) {
       return;
     }
     pendingDiscard = null;
+    pendingFocus = null;  // the action was refused: focus stays where it is
     play("error");
     toast(errorText(msg), "bad");
   }
@@ -230,6 +252,7 @@ function onState(msg) {
   if (old && old.hand_number !== v.hand_number) play("deal");
   else if (!old) play("deal");
   S.validation = null;
+  announceState(old, v, msg);
   if (S.table.handoff != null) closeOverlay("hand");
   // overlays: end of hand / match, pass-and-play handoff
   if (S.table.handoff != null) controller.overlay("handoff");
@@ -254,6 +277,27 @@ function onState(msg) {
       play(last.action.type === "discard" ? "discard" : last.action.type === "meld" || last.action.type === "take" ? "meld" : "tick");
     }
   }
+}
+
+/** Speak each new move with its cards, then "Your turn" (the announcer appends, never rebuilds). */
+function announceState(old, v, msg) {
+  const lines = [];
+  const history = v.history || [];
+  if (!old || old.hand_number !== v.hand_number) {
+    if (v.hand_number) lines.push(t("announce.new_hand", { n: v.hand_number }));
+  } else if (msg.change == null || msg.change === "action") {
+    const seen = (old.history || []).length;
+    for (const entry of history.slice(seen)) lines.push(moveSentence(entry, true));
+  }
+  if (S.table && S.table.handoff != null) {
+    if (!old || !S.lastHandoff) lines.push(t("handoff.pass_to", { name: controller.seatName(S.table.handoff) }));
+  } else if (v.phase === "over") {
+    if (!old || old.phase !== "over") lines.push(t("status.hand_over"));
+  } else if (v.hand != null && v.turn === mySeat() && (!old || old.turn !== v.turn || old.phase === "over" || old.seat !== v.seat || old.hand_number !== v.hand_number)) {
+    lines.push(v.phase === "ask" ? t("status.answer") : t("announce.your_turn"));
+  }
+  S.lastHandoff = S.table && S.table.handoff != null;
+  for (const line of lines) announce(line);
 }
 
 function onSuggestion(msg) {
@@ -348,6 +392,8 @@ const actions = {
     S.selection.clear();
     S.validation = null;
     S.notice = "";
+    lastStaged = idx;
+    pendingFocus = { want: "next", after: "now" };
     validatePlan();
     redraw();
   },
@@ -361,6 +407,7 @@ const actions = {
   draw() {
     if (!canAct("draw")) return;
     clearPlan();
+    focusAfterAction("fresh");
     sendAction({ type: "draw" });
   },
   take() {
@@ -388,6 +435,7 @@ const actions = {
     }
     const action = planAction();
     clearPlan();
+    focusAfterAction("fresh");
     sendAction(action);
   },
   pileTap() {
@@ -405,6 +453,7 @@ const actions = {
     const discardIdx = free.length === 1 && v.hand.length - planned === 1 ? free[0] : null;
     const action = planAction(discardIdx);
     clearPlan();
+    focusAfterAction("hand");
     sendAction(action);
   },
   discard() {
@@ -412,6 +461,7 @@ const actions = {
     if (!v || v.phase !== "play" || v.turn !== mySeat()) return;
     const sel = [...S.selection];
     if (sel.length !== 1) { toast(t("plan.select_one"), ""); return; }
+    focusAfterAction("hand");
     if (S.plan.length) {
       const left = v.hand.length - plannedIdx().size;
       if (left === 1) {
@@ -472,11 +522,13 @@ export const controller = {
   toast,
   openTable,
   teamName: (team) => teamName(team),
+  seatName: (seat) => seatNameOf(seat),
   overlay(kind) { document.body.dataset.overlay = kind; redraw(); },
   overlayKind,
   async newMatch(body) {
     try {
       const res = await api("POST", "/api/tables", body);
+      pendingFocus = { want: "hand", after: -1 };  // any state of the new table
       await openTable(res.table);
     } catch (e) {
       toast(t("errors.create_failed") + (e.code ? ` (${e.code})` : ""), "bad");
@@ -485,6 +537,7 @@ export const controller = {
   openStats() { document.body.dataset.overlay = "stats"; openStats(controller, true); },
   send(msg) {
     if (!S.sock) return;
+    if (["reveal", "next_hand", "new_match"].includes(msg.type)) focusAfterAction("hand");
     lastSent = msg.type;
     S.sock.send(msg);
   },
@@ -501,7 +554,7 @@ export const controller = {
     if (key === "speed" && S.table && S.table.mode === "computer") sendSpeed();
     redraw();
   },
-  peek() { S.peek = true; closeOverlay(); redraw(); },
+  peek() { S.peek = true; closeOverlay(); takeReturnFocus(); redraw(); focusFirst("#btn-peek-back"); },
   leaveTable() {
     if (S.sock) S.sock.close();
     S.sock = null;
@@ -515,18 +568,33 @@ export const controller = {
 // ---- keyboard -----------------------------------------------------------------------------
 
 function onKey(e) {
+  if (e.key === "Tab") { trapTab(e); return; }
   if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const k = e.key;
+  const o = overlayKind();
+  // Esc closes a dialog from any of its controls, a form field included.
+  if (k === "Escape" && o && !["hand", "match", "handoff"].includes(o)) { e.preventDefault(); closeOverlay(); redraw(); return; }
   const tag = (e.target && e.target.tagName) || "";
   if (["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
-  const k = e.key;
-  if (k === "Escape") {
-    const o = overlayKind();
-    if (o && !["hand", "match", "handoff"].includes(o)) { closeOverlay(); redraw(); return; }
-    actions.cancel();
-    return;
+  if (k === "Escape") { if (!o) actions.cancel(); return; }
+  if (overlayKind()) return;
+  // Keys of the focused hand card: arrows move along the hand, a rank's key stages the
+  // selection there. They act only while a card has focus, so they stay on with shortcuts off.
+  const card = e.target && e.target.closest && e.target.closest("#hand .card");
+  if (card && S.screen === "table") {
+    if (["ArrowLeft", "ArrowRight", "Home", "End"].includes(k)) {
+      const cards = [...document.querySelectorAll("#hand .card")];
+      const at = cards.indexOf(card);
+      const to = k === "Home" ? 0 : k === "End" ? cards.length - 1 : at + (k === "ArrowLeft" ? -1 : 1);
+      if (cards[to]) { e.preventDefault(); cards[to].focus(); }
+      return;
+    }
+    const rank = e.shiftKey ? null : rankFromKey(k);
+    if (rank && S.selection.size) { e.preventDefault(); actions.stage(rank); return; }
   }
+  if (S.prefs.shortcuts === false) return;  // WCAG 2.1.4: single-character shortcuts can be off
   if (k === "?") { controller.overlay("help"); return; }
-  if (overlayKind() || S.screen !== "table") return;
+  if (S.screen !== "table") return;
   const map = { d: actions.draw, t: actions.take, f: actions.meld, x: actions.discard, u: actions.undo, s: actions.sort, m: actions.toggleSound };
   const fn = map[k.toLowerCase()];
   if (fn) { e.preventDefault(); fn(); }

@@ -18,6 +18,24 @@ export function cardName(card) {
   return t("cards.name", { rank: t(`cards.ranks.${card[0]}`), suit: t(`cards.suits.${card[1]}`) });
 }
 
+/** What the face shows: "K♣", "10♦", "★". */
+export function cardShort(card) {
+  if (card === "JK") return "★";
+  return rankLabel(rankOf(card)) + SUIT_SYMBOL[suitOf(card)];
+}
+
+/** The accessible name: the visible label first, then the words ("K♣, king of clubs"). */
+export function cardLabel(card) {
+  const parts = [t("cards.label", { short: cardShort(card), name: cardName(card) })];
+  if (isWildFace(card)) parts.push(t("cards.wild"));
+  return parts.join(t("cards.sep"));
+}
+
+/** A list of cards for a sentence: "K♣ king of clubs, K♦ king of diamonds". */
+export function cardList(cards) {
+  return cards.map(cardLabel).join(t("cards.list_sep"));
+}
+
 export function sortCards(cards, mode) {
   const r = (c) => RANK_ORDER.indexOf(rankOf(c));
   const s = (c) => (c === "JK" ? 9 : SUIT_ORDER.indexOf(suitOf(c)));
@@ -29,8 +47,9 @@ export function sortCards(cards, mode) {
   return items;
 }
 
-/** A face-up card element (button when interactive). */
-export function cardEl(card, { tag = "div", small = false } = {}) {
+/** A face-up card element (button when interactive; otherwise an image named like the card,
+ * or hidden from assistive technology with ``decorative`` when its container is named). */
+export function cardEl(card, { tag = "div", small = false, decorative = false } = {}) {
   const el = document.createElement(tag);
   el.className = "card" + (small ? " small" : "");
   if (tag === "button") el.type = "button";
@@ -42,7 +61,11 @@ export function cardEl(card, { tag = "div", small = false } = {}) {
   const sym = suit ? SUIT_SYMBOL[suit] : "";
   el.innerHTML = `<span class="corner" aria-hidden="true"><b>${rank}</b><i>${sym}</i></span>` +
     `<span class="pip" aria-hidden="true">${card === "JK" ? "★" : sym}</span>`;
-  el.setAttribute("aria-label", cardName(card));
+  if (decorative) el.setAttribute("aria-hidden", "true");
+  else {
+    if (tag !== "button") el.setAttribute("role", "img");
+    el.setAttribute("aria-label", cardLabel(card));
+  }
   el.dataset.card = card;
   return el;
 }

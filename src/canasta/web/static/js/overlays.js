@@ -2,26 +2,73 @@
 import { S } from "./store.js";
 import { t } from "./i18n.js";
 import { seatName, sideName, teamName } from "./table.js";
+import { focusKey, focusFirst, tabbables } from "./focus.js";
 
 const overlay = () => document.getElementById("overlay");
 
 export function overlayKind() { return document.body.dataset.overlay || null; }
 
+// Where focus goes back to when the dialogs close (a selector: the page is redrawn meanwhile).
+let opener = null;
+let returnTo = null;
+
+/** The page behind a dialog can be neither reached nor read while it is open. */
+function setInert(on) {
+  for (const el of [document.getElementById("app"), document.getElementById("btn-peek-back")]) {
+    if (el) el.inert = on;
+  }
+}
+
 export function closeOverlay(only) {
   if (only && overlayKind() !== only) return;
   delete document.body.dataset.overlay;
   const o = overlay();
+  if (!o.hidden) { returnTo = opener; opener = null; }
   o.hidden = true;
   o.innerHTML = "";
   o.className = "overlay";
   delete o.dataset.kind;
+  setInert(false);
 }
 
-/** Fill the overlay with a dialog and return its body element. */
+/** Once the dialogs are closed and the page redrawn: the selector focus should return to. */
+export function takeReturnFocus() {
+  const key = returnTo;
+  returnTo = null;
+  return key;
+}
+
+/** Tab and Shift+Tab cycle inside the open dialog. */
+export function trapTab(e) {
+  const o = overlay();
+  if (e.key !== "Tab" || o.hidden) return;
+  const items = tabbables(o);
+  if (!items.length) { e.preventDefault(); return; }
+  const first = items[0];
+  const last = items[items.length - 1];
+  const inside = o.contains(document.activeElement);
+  if (e.shiftKey && (document.activeElement === first || !inside)) { e.preventDefault(); last.focus(); }
+  else if (!e.shiftKey && (document.activeElement === last || !inside)) { e.preventDefault(); first.focus(); }
+}
+
+/** Fill the overlay with a dialog and return its body element. A dialog that opens takes
+ * focus (its ``data-autofocus`` control, else its close button); one that is redrawn keeps
+ * focus where it was. */
 export function dialog(kind, title, { closable = true, onClose } = {}) {
   document.body.dataset.overlay = kind;
   const o = overlay();
+  const fresh = o.hidden || o.dataset.kind !== kind;
+  if (o.hidden && !opener) { opener = returnTo || focusKey(); returnTo = null; }
+  let keep = null;
+  if (!fresh && o.contains(document.activeElement)) {
+    keep = focusKey();
+    if (!keep) {
+      const items = tabbables(o);
+      keep = items.indexOf(document.activeElement);
+    }
+  }
   o.hidden = false;
+  setInert(true);
   o.className = "overlay";
   o.dataset.kind = kind;
   o.innerHTML = "";
@@ -54,6 +101,17 @@ export function dialog(kind, title, { closable = true, onClose } = {}) {
   body.className = "dialog-body";
   box.append(body);
   o.append(box);
+  queueMicrotask(() => {
+    if (overlay().dataset.kind !== kind) return;
+    if (!fresh) {
+      if (typeof keep === "string" && focusFirst(keep)) return;
+      if (typeof keep === "number" && keep >= 0) { const items = tabbables(box); if (items[keep]) { items[keep].focus(); return; } }
+      if (box.contains(document.activeElement)) return;
+    }
+    // The first thing read is the dialog's name, then its close button (its first control).
+    focusFirst(box.querySelector("[data-autofocus]"), box.querySelector(".close"), tabbables(body)[0], box);
+  });
+  box.tabIndex = -1;
   return body;
 }
 
@@ -133,6 +191,7 @@ export function handOverlay(ctl) {
     body.insertBefore(win, body.firstChild);
     const again = button(t("result.new_match"), () => ctl.send({ type: "new_match" }), "primary");
     again.id = "btn-new-match";
+    again.dataset.autofocus = "";
     row.append(again);
     const stats = button(t("stats.title"), () => ctl.openStats());
     stats.id = "btn-match-stats";
@@ -141,10 +200,10 @@ export function handOverlay(ctl) {
   } else {
     const next = button(t("result.next_hand"), () => ctl.send({ type: "next_hand" }), "primary");
     next.id = "btn-next-hand";
+    next.dataset.autofocus = "";
     row.append(next);
   }
   body.append(row);
-  setTimeout(() => { const b = document.querySelector("#overlay .primary"); if (b) b.focus(); }, 0);
 }
 
 export function handoffOverlay(ctl) {
@@ -160,10 +219,10 @@ export function handoffOverlay(ctl) {
   body.append(hint);
   const b = button(t("handoff.reveal", { name: seatName(seat) }), () => ctl.send({ type: "reveal", seat }), "primary big");
   b.id = "btn-reveal";
+  b.dataset.autofocus = "";
   body.append(b);
   const menu = button(t("result.menu"), () => ctl.leaveTable(), "ghost small");
   body.append(menu);
-  setTimeout(() => b.focus(), 0);
 }
 
 export function button(label, onClick, cls = "") {

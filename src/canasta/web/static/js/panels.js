@@ -99,16 +99,18 @@ function checkbox(id, value, onChange, label) {
 /** Preset, target, difficulty and the individual rule settings for the next match. */
 function matchSettings(ctl, { inPanel = false } = {}) {
   ensurePreset();
+  // The Settings dialog repeats these fields: its ids differ from the start screen's.
+  const id = (name) => (inPanel ? `dlg-${name}` : name);
   const box = h("div", "match-settings");
   const m = MODES[currentMode()];
   const rerender = () => ctl.redraw();
   if (m.mode === "computer") {
-    box.append(select("set-difficulty", ["beginner", "normal", "expert"].map((d) => [d, t(`difficulty.${d}`)]),
+    box.append(select(id("set-difficulty"), ["beginner", "normal", "expert"].map((d) => [d, t(`difficulty.${d}`)]),
       S.prefs.difficulty, (v) => { S.prefs.difficulty = v; savePrefs(); rerender(); }, t("settings.difficulty")));
   }
-  box.append(select("set-preset", m.presets.map((p) => [p, t(`presets.${p}`)]), S.prefs.preset,
+  box.append(select(id("set-preset"), m.presets.map((p) => [p, t(`presets.${p}`)]), S.prefs.preset,
     (v) => { S.prefs.preset = v; S.prefs.rules = {}; savePrefs(); rerender(); }, t("settings.preset")));
-  box.append(select("set-target", TARGETS.map((x) => [x, x === "one_hand" ? t("settings.target_one_hand") : t("settings.target_points", { n: x })]),
+  box.append(select(id("set-target"), TARGETS.map((x) => [x, x === "one_hand" ? t("settings.target_one_hand") : t("settings.target_points", { n: x })]),
     S.prefs.target, (v) => { S.prefs.target = v; savePrefs(); rerender(); }, t("settings.target")));
   const det = document.createElement("details");
   det.className = "rules-details";
@@ -118,14 +120,14 @@ function matchSettings(ctl, { inPanel = false } = {}) {
     if (key === "ask_partner" && m.players !== 4) continue;
     const value = ruleValue(key);
     const label = t(`rules_fields.${key}`);
-    if (kind === "bool") det.append(checkbox(`rule-${key}`, value, (v) => { setRule(key, v); }, label));
-    else if (kind === "select") det.append(select(`rule-${key}`, opt.map((x) => [x, t(`rules_values.${key}.${x}`)]), value, (v) => { setRule(key, v); }, label));
+    if (kind === "bool") det.append(checkbox(id(`rule-${key}`), value, (v) => { setRule(key, v); }, label));
+    else if (kind === "select") det.append(select(id(`rule-${key}`), opt.map((x) => [x, t(`rules_values.${key}.${x}`)]), value, (v) => { setRule(key, v); }, label));
     else {
       const wrap = h("label", "field");
       wrap.append(h("span", "field-label", label));
       const inp = document.createElement("input");
       inp.type = "number";
-      inp.id = `rule-${key}`;
+      inp.id = id(`rule-${key}`);
       inp.min = opt.min;
       inp.max = opt.max;
       inp.value = value == null ? "" : value;
@@ -183,14 +185,34 @@ export function renderStart(root, ctl) {
   const modes = h("div", "modes");
   modes.setAttribute("role", "radiogroup");
   modes.setAttribute("aria-label", t("start.mode"));
-  for (const key of Object.keys(MODES)) {
-    const b = h("button", "mode" + (currentMode() === key ? " on" : ""));
+  // A radio group: one Tab stop (the chosen mode), arrow keys move and choose.
+  const keys = Object.keys(MODES);
+  const choose = (key) => { S.prefs.mode = key; S.prefs.rules = {}; S.prefs.preset = MODES[key].presets[0]; savePrefs(); ctl.redraw(); };
+  for (const key of keys) {
+    const on = currentMode() === key;
+    const b = h("button", "mode" + (on ? " on" : ""));
     b.type = "button";
     b.id = `mode-${key}`;
+    b.tabIndex = on ? 0 : -1;
     b.setAttribute("role", "radio");
-    b.setAttribute("aria-checked", currentMode() === key ? "true" : "false");
-    b.append(h("b", null, t(`modes.${key}.title`)), h("small", null, t(`modes.${key}.text`)));
-    b.addEventListener("click", () => { S.prefs.mode = key; S.prefs.rules = {}; S.prefs.preset = MODES[key].presets[0]; savePrefs(); ctl.redraw(); });
+    b.setAttribute("aria-checked", on ? "true" : "false");
+    const title = h("b", null, t(`modes.${key}.title`));
+    const text = h("small", null, t(`modes.${key}.text`));
+    title.id = `mode-${key}-title`;
+    text.id = `mode-${key}-text`;
+    b.setAttribute("aria-labelledby", title.id);
+    b.setAttribute("aria-describedby", text.id);
+    b.append(title, text);
+    b.addEventListener("click", () => choose(key));
+    b.addEventListener("keydown", (e) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+      if (!step) return;
+      e.preventDefault();
+      const next = keys[(keys.indexOf(key) + step + keys.length) % keys.length];
+      choose(next);
+      const el = document.getElementById(`mode-${next}`);
+      if (el) el.focus();
+    });
     modes.append(b);
   }
   form.append(modes);
@@ -269,6 +291,7 @@ export function renderSettingsPanel(ctl) {
   prefs.append(select("set-speed", ["off", "fast", "normal", "slow"].map((x) => [x, t(`settings.speed_${x}`)]), S.prefs.speed, (v) => ctl.setPref("speed", v), t("settings.speed")));
   prefs.append(checkbox("set-fourcolour", S.prefs.fourColour, (v) => ctl.setPref("fourColour", v), t("settings.four_colour")));
   prefs.append(select("set-sort", ["rank", "suit"].map((x) => [x, t(`settings.sort_${x}`)]), S.prefs.sort, (v) => ctl.setPref("sort", v), t("settings.sort")));
+  prefs.append(checkbox("set-shortcuts", S.prefs.shortcuts !== false, (v) => ctl.setPref("shortcuts", v), t("settings.shortcuts")));
   body.append(prefs);
   body.append(h("h3", null, t("settings.next_match")));
   body.append(select("set-mode", Object.keys(MODES).map((k) => [k, t(`modes.${k}.title`)]), currentMode(),
@@ -298,7 +321,8 @@ export async function openStats(ctl, refresh = true) {
 }
 
 function drawStats(ctl) {
-  if (document.body.dataset.overlay && document.body.dataset.overlay !== "stats") return;
+  // Only into an open Stats dialog: the figures arriving after it closed must not reopen it.
+  if (document.body.dataset.overlay !== "stats") return;
   const body = dialog("stats", t("stats.title"));
   if (!statsData) { body.append(h("p", "muted", t("common.loading"))); return; }
   const dl = h("dl", "stats");
@@ -334,14 +358,19 @@ function drawStats(ctl) {
 export function openHelp(ctl) {
   const body = dialog("help", t("help.title"));
   const keys = h("dl", "keys");
-  for (const [k, key] of [["D", "draw"], ["T", "take"], ["F", "meld"], ["X", "discard"], ["U", "undo"], ["S", "sort"], ["M", "sound"], ["Esc", "cancel"], ["?", "help"]]) {
-    const row = h("div", "key");
+  const list = [["Space / Enter", "select"], ["← → Home End", "move"], ["A K Q J 4–9 0", "stage"]];
+  if (S.prefs.shortcuts !== false) list.push(["D", "draw"], ["T", "take"], ["F", "meld"], ["X", "discard"], ["U", "undo"], ["S", "sort"], ["M", "sound"], ["?", "help"]);
+  list.push(["Esc", "cancel"]);
+  keys.setAttribute("aria-label", t("help.keys_title"));
+  for (const [k, key] of list) {
+    const row = h("div", "key" + (k.length > 3 ? " wide" : ""));
     const dt = h("dt");
     dt.append(h("kbd", null, k));
     row.append(dt, h("dd", null, t(`help.keys.${key}`)));
     keys.append(row);
   }
   body.append(keys);
+  body.append(h("p", "muted", S.prefs.shortcuts !== false ? t("help.shortcuts_on") : t("help.shortcuts_off")));
   const steps = h("ol", "howto");
   for (const line of raw("help.steps") || []) steps.append(h("li", null, line));
   body.append(steps);
@@ -366,7 +395,13 @@ export function renderRules(root, ctl) {
   sections.forEach((sec, i) => {
     const a = h("a", null, sec.title);
     a.href = `#rule-${i}`;
-    a.addEventListener("click", (e) => { e.preventDefault(); document.getElementById(`rule-${i}`).scrollIntoView({ behavior: "smooth" }); });
+    a.addEventListener("click", (e) => {
+      e.preventDefault();
+      const target = document.getElementById(`rule-${i}`);
+      const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      target.scrollIntoView({ behavior: still ? "auto" : "smooth" });
+      target.querySelector("h2").focus({ preventScroll: true });
+    });
     toc.append(a);
   });
   root.append(toc);
@@ -374,6 +409,7 @@ export function renderRules(root, ctl) {
     const s = h("section", "rule-section");
     s.id = `rule-${i}`;
     s.append(h("h2", null, sec.title));
+    s.lastChild.tabIndex = -1;
     const ul = h("ul");
     for (const item of sec.items) ul.append(h("li", null, item));
     s.append(ul);

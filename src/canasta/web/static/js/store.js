@@ -23,6 +23,7 @@ const DEFAULT_PREFS = {
   speed: "normal",
   fourColour: false,
   sort: "rank",
+  shortcuts: true,        // single-character keys (D, T, F, X, U, S, M, ?); WCAG 2.1.4
   mode: "computer4",
   difficulty: "normal",
   preset: "classic",
@@ -40,6 +41,7 @@ export const S = {
   view: null,
   table: null,
   selection: new Set(),   // indexes into view.hand
+  handCursor: null,       // the hand card that is the hand's one Tab stop (index into view.hand)
   plan: [],               // [{rank, idx: [indexes into view.hand]}]
   validation: null,
   validationFor: null,

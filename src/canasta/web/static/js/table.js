@@ -2,7 +2,7 @@
 // what is legal: this module only shows the view, stages plans and asks the server.
 import { S } from "./store.js";
 import { t } from "./i18n.js";
-import { cardEl, backEl, sortCards, rankOf, rankLabel, MELD_RANKS, isWildFace, cardName } from "./cards.js";
+import { cardEl, backEl, sortCards, rankOf, rankLabel, MELD_RANKS, isWildFace, cardName, cardShort, cardLabel, cardList } from "./cards.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const h = (tag, cls, text) => {
@@ -143,6 +143,7 @@ export function renderTable(root, actions) {
   const me = mySeat();
   const mySide = v.sides[me];
   const myTeam = v.teams[me];
+  root.append(h("h1", "sr-only", t("table.heading")));
 
   // other seats
   const seats = h("section", "seats");
@@ -194,7 +195,8 @@ function seatBadge(seat) {
     for (const card of r3) rt.append(cardEl(card, { small: true }));
     b.append(rt);
   }
-  b.setAttribute("aria-label", `${seatName(seat)}: ${t("table.cards_count", { n: count })}`);
+  const playing = v.turn === seat && v.phase !== "over" ? t("table.seat_playing") : "";
+  b.setAttribute("aria-label", `${seatName(seat)}: ${t("table.cards_count", { n: count })}${playing}`);
   b.setAttribute("role", "group");
   return b;
 }
@@ -205,13 +207,14 @@ function meldArea(side, mine, actions) {
   area.dataset.side = side;
   if (mine) area.id = "our-melds";
   const head = h("div", "melds-head");
-  head.append(h("span", "side-name", sideName(side)));
+  head.append(h("h2", "side-name", sideName(side)));
   const opened = v.opened[side];
   head.append(h("span", "tag " + (opened ? "ok" : "muted"), opened ? t("table.opened") : t("table.not_opened")));
   if (v.canastas[side]) head.append(h("span", "tag gold", t("table.canastas_n", { n: v.canastas[side] })));
   const r3 = [];
   v.sides.forEach((s, seat) => { if (s === side) r3.push(...(v.red_threes[seat] || [])); });
   const r3box = h("span", "r3");
+  if (!r3.length) r3box.classList.add("none");
   r3box.append(h("span", "r3-label", t("table.red_threes", { n: r3.length })));
   for (const card of r3) r3box.append(cardEl(card, { small: true }));
   head.append(r3box);
@@ -221,13 +224,14 @@ function meldArea(side, mine, actions) {
   const melds = v.melds[side] || [];
   if (!melds.length) list.append(h("span", "empty", t("table.no_melds")));
   for (const m of melds) {
-    const chip = meldChip(m);
+    const chip = meldChip(m, { interactive: mine });
     if (mine) {
-      chip.tabIndex = 0;
-      chip.setAttribute("role", "button");
-      if (targets.includes(m.rank)) chip.classList.add("target");
+      const b = chip.querySelector("button.meld-meta");
+      if (targets.includes(m.rank)) {
+        chip.classList.add("target");
+        b.setAttribute("aria-label", b.getAttribute("aria-label") + t("cards.sep") + t("table.meld_stage_here"));
+      } else b.setAttribute("aria-disabled", "true");
       chip.addEventListener("click", (e) => { e.stopPropagation(); actions.stage(m.rank); });
-      chip.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); actions.stage(m.rank); } });
     }
     list.append(chip);
   }
@@ -235,31 +239,44 @@ function meldArea(side, mine, actions) {
   return area;
 }
 
-export function meldChip(m) {
+/** A meld as a chip: an image named like its visible label, or (ours) a chip whose label part
+ * is a button to stage onto; the fanned faces are decoration either way. */
+export function meldChip(m, { interactive = false } = {}) {
   const chip = h("div", "meld");
   chip.dataset.rank = m.rank;
   const n = m.cards.length;
   if (m.canasta) chip.classList.add("canasta", m.natural ? "natural" : "mixed");
   const face = h("div", "meld-face");
+  face.setAttribute("aria-hidden", "true");
   const shown = m.cards.filter((c) => !isWildFace(c));
   const first = shown[0] || m.cards[0];
   const stack = Math.min(n, 4);
   for (let i = 0; i < stack; i++) {
-    const c = cardEl(i === stack - 1 ? first : (m.cards[i] || first), { small: true });
+    const c = cardEl(i === stack - 1 ? first : (m.cards[i] || first), { small: true, decorative: true });
     c.style.setProperty("--i", i);
     face.append(c);
   }
   chip.append(face);
-  const meta = h("div", "meld-meta");
+  const meta = h(interactive ? "button" : "div", "meld-meta");
+  if (interactive) { meta.type = "button"; meta.dataset.rank = m.rank; }
   meta.append(h("b", "meld-rank", rankLabel(m.rank)));
   meta.append(h("span", "meld-count", t("table.meld_count", { n })));
   meta.append(h("span", "meld-type " + (m.natural ? "nat" : "mix"), m.natural ? t("table.natural") : t("table.mixed")));
   if (m.wilds) meta.append(h("span", "meld-wilds", t("table.wilds_n", { n: m.wilds })));
   if (m.canasta) meta.append(h("span", "bonus", t("table.canasta_bonus", { n: m.natural ? 500 : 300 })));
+  // Spaces between the grid items, so the label reads as words ("8 ×4 Mixed"), not "8×4Mixed".
+  for (const part of [...meta.children].slice(1)) meta.insertBefore(document.createTextNode(" "), part);
   chip.append(meta);
-  chip.setAttribute("aria-label", t("table.meld_aria", {
-    rank: rankLabel(m.rank), n, type: m.natural ? t("table.natural") : t("table.mixed"),
-  }) + (m.canasta ? " " + t("table.canasta") : ""));
+  // The name reads the visible label in order, then what it means.
+  const parts = [`${rankLabel(m.rank)} ${t("table.meld_count", { n })}`, m.natural ? t("table.natural") : t("table.mixed")];
+  if (m.wilds) parts.push(t("table.wilds_n", { n: m.wilds }));
+  if (m.canasta) parts.push(t("table.canasta_bonus", { n: m.natural ? 500 : 300 }));
+  parts.push(t("table.meld_aria", { rank: rankLabel(m.rank), n }));
+  if (interactive) meta.setAttribute("aria-label", parts.join(t("cards.sep")));
+  else {
+    chip.setAttribute("role", "img");
+    chip.setAttribute("aria-label", parts.join(t("cards.sep")));
+  }
   return chip;
 }
 
@@ -273,7 +290,8 @@ function centre(actions) {
   stock.id = "stock";
   stock.append(v.stock_size ? backEl() : h("div", "card empty-slot"));
   stock.append(h("span", "slot-label", t("table.stock_n", { n: v.stock_size })));
-  stock.setAttribute("aria-label", t("table.stock_aria", { n: v.stock_size }));
+  stock.setAttribute("aria-label", t("table.stock_n", { n: v.stock_size }) + t("cards.sep") +
+    (canAct("draw") ? t("table.can_draw") : t("table.cannot_draw")));
   if (canAct("draw")) stock.classList.add("can");
   stock.addEventListener("click", (e) => { e.stopPropagation(); actions.draw(); });
   c.append(stock);
@@ -283,7 +301,7 @@ function centre(actions) {
   pile.id = "pile";
   const frozen = v.pile.frozen[mySide];
   if (v.pile.top) {
-    const top = cardEl(v.pile.top);
+    const top = cardEl(v.pile.top, { decorative: true });
     if (v.pile.size > 1) top.classList.add("stacked");
     pile.append(top);
   } else pile.append(h("div", "card empty-slot"));
@@ -291,10 +309,19 @@ function centre(actions) {
   if (frozen) pile.classList.add("frozen");
   if (v.pile.blocked && v.pile.top) pile.classList.add("blocked");
   const sel = [...S.selection];
+  let state = t("table.pile_not_now");
+  if (myTurn() && v.phase === "play") state = sel.length === 1 ? t("table.pile_discard_here", { card: cardName(v.hand[sel[0]]) }) : t("table.pile_select_to_discard");
   if (myTurn() && v.phase === "play" && sel.length === 1) pile.classList.add("can");
-  if (myTurn() && v.phase === "draw" && (canAct("take") || S.plan.length)) pile.classList.add("can");
-  pile.setAttribute("aria-label", t("table.pile_aria", { n: v.pile.size, top: v.pile.top ? cardName(v.pile.top) : t("table.none") }) +
-    (frozen ? ". " + t("table.frozen") : ""));
+  if (myTurn() && v.phase === "draw" && (canAct("take") || S.plan.length)) {
+    pile.classList.add("can");
+    state = t("table.pile_can_take");
+  } else if (myTurn() && v.phase === "draw") state = t("table.pile_cannot_take");
+  // The name starts with what the slot shows (its top card, then "Pile n").
+  const named = [v.pile.top ? `${cardShort(v.pile.top)} ${t("table.pile_n", { n: v.pile.size })}` : t("table.pile_n", { n: v.pile.size })];
+  if (v.pile.top) named.push(t("table.pile_top", { card: cardName(v.pile.top) }));
+  if (frozen) named.push(t("table.frozen"));
+  named.push(state);
+  pile.setAttribute("aria-label", named.join(t("cards.sep")));
   pile.addEventListener("click", (e) => { e.stopPropagation(); actions.pileTap(); });
   c.append(pile);
   // info
@@ -318,7 +345,6 @@ function statusLine(me) {
   const v = S.view;
   const el = h("div", "status");
   el.id = "status";
-  el.setAttribute("aria-live", "polite");
   let text;
   if (v.phase === "over") text = t("status.hand_over");
   else if (S.table && S.table.paused) text = t("status.paused");
@@ -335,7 +361,6 @@ function statusLine(me) {
   if (last) {
     const lm = h("div", "last-move", last);
     lm.id = "last-move";
-    lm.setAttribute("aria-live", "polite");
     wrap.append(lm);
   }
   return wrap;
@@ -344,9 +369,18 @@ function statusLine(me) {
 /** A sentence about the latest action of the table (public information only). */
 function lastMove() {
   const v = S.view;
-  const entry = (v.history || [])[v.history.length - 1];
-  if (!entry || !entry.action) return "";
+  return moveSentence((v.history || [])[v.history.length - 1]);
+}
+
+/** A sentence for one history entry; ``detailed`` adds the cards (for the announcer). */
+export function moveSentence(entry, detailed = false) {
+  if (!entry) return "";
   const name = seatName(entry.seat);
+  if (!entry.action) {
+    // the deal's red threes, laid out at once
+    return detailed && (entry.red_threes || []).length ? t("moves.red_threes", { name, cards: nameList(entry.red_threes) }) : "";
+  }
+  if (detailed) return detailedMove(entry, name);
   const a = entry.action;
   switch (a.type) {
     case "draw": return t("moves.draw", { name, n: entry.drawn || 1 });
@@ -360,6 +394,35 @@ function lastMove() {
   }
 }
 
+function detailedMove(entry, name) {
+  const a = entry.action;
+  const out = [];
+  switch (a.type) {
+    case "draw":
+      if (entry.cards && entry.cards.length) out.push(t("moves.draw_cards", { name, cards: nameList(entry.cards) }));
+      else out.push(t("moves.draw", { name, n: entry.drawn || 1 }));
+      break;
+    case "take":
+      out.push(t("moves.take_cards", { name, n: (entry.taken || []).length + 1 }));
+      for (const g of a.groups || []) out.push(groupSentence(g));
+      break;
+    case "meld":
+      out.push(t("moves.meld", { name }));
+      for (const g of a.groups || []) out.push(groupSentence(g));
+      if (a.discard) out.push(t("moves.then_discard", { card: cardName(a.discard) }));
+      break;
+    case "discard": out.push(t("moves.discard", { name, card: cardName(a.card) })); break;
+    default: out.push(moveSentence(entry));
+  }
+  if (entry.red_threes && entry.red_threes.length) out.push(t("moves.red_threes", { name, cards: nameList(entry.red_threes) }));
+  return out.filter(Boolean).join(" ");
+}
+
+function groupSentence(g) {
+  const cards = g.cards || [];
+  return t("moves.group", { rank: rankLabel(g.rank), cards: cards.length ? nameList(cards) : t("moves.top_card") });
+}
+
 function planBar(actions, mySide, myTeam) {
   const v = S.view;
   const bar = h("div", "planbar");
@@ -369,8 +432,11 @@ function planBar(actions, mySide, myTeam) {
   for (const g of S.plan) {
     const box = h("div", "plan-group");
     box.dataset.rank = g.rank;
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", t("plan.group_label", { rank: rankLabel(g.rank), cards: nameList(g.idx.map((i) => hand[i])) }));
     box.append(h("b", "plan-rank", rankLabel(g.rank)));
-    for (const i of g.idx) box.append(cardEl(hand[i], { small: true }));
+    box.lastChild.setAttribute("aria-hidden", "true");
+    for (const i of g.idx) box.append(cardEl(hand[i], { small: true, decorative: true }));
     const x = h("button", "plan-x", "×");
     x.type = "button";
     x.setAttribute("aria-label", t("plan.remove", { rank: rankLabel(g.rank) }));
@@ -434,6 +500,7 @@ function targetRow(actions, mySide) {
     b.dataset.rank = r;
     if (melded.has(r)) b.classList.add("melded");
     b.setAttribute("aria-label", t("plan.stage_on", { rank: rankLabel(r) }));
+    b.setAttribute("aria-keyshortcuts", rankKey(r));
     b.addEventListener("click", (e) => { e.stopPropagation(); actions.stage(r); });
     row.append(b);
   }
@@ -445,7 +512,8 @@ function handRow(actions) {
   const wrap = h("div", "hand");
   wrap.id = "hand";
   wrap.tabIndex = -1;
-  wrap.setAttribute("role", "group");
+  // A toolbar: one Tab stop (the card last focused), arrow keys move along the hand (app.js).
+  wrap.setAttribute("role", "toolbar");
   wrap.setAttribute("aria-label", t("table.your_hand", { n: v.hand ? v.hand.length : 0 }));
   if (v.hand == null) {
     wrap.append(h("p", "hidden-hand", t("table.hand_hidden")));
@@ -463,15 +531,31 @@ function handRow(actions) {
     const j = v.hand.findIndex((c, k) => c === card && !freshIdx.has(k));
     if (j >= 0) freshIdx.add(j);
   }
-  for (const { c, i } of sortCards(v.hand, S.prefs.sort)) {
+  const order = sortCards(v.hand, S.prefs.sort);
+  const cursor = order.some(({ i }) => i === S.handCursor) ? S.handCursor
+    : (order.find(({ i }) => !planned.has(i)) || order[0] || {}).i;
+  const stagedOn = new Map();
+  for (const g of S.plan) for (const i of g.idx) stagedOn.set(i, g.rank);
+  for (const { c, i } of order) {
     const el = cardEl(c, { tag: "button" });
     el.dataset.i = i;
-    if (freshIdx.has(i) && v.phase === "play") el.classList.add("fresh");
+    el.tabIndex = i === cursor ? 0 : -1;
+    el.addEventListener("focus", () => {
+      S.handCursor = i;
+      for (const other of wrap.querySelectorAll(".card")) other.tabIndex = other === el ? 0 : -1;
+    });
+    const extra = [];
+    if (freshIdx.has(i) && v.phase === "play") {
+      el.classList.add("fresh");
+      extra.push(t("cards.fresh"));
+    }
     if (S.selection.has(i)) el.classList.add("selected");
     if (planned.has(i)) {
       el.classList.add("planned");
       el.setAttribute("aria-disabled", "true");
+      extra.push(t("cards.staged_on", { rank: rankLabel(stagedOn.get(i)) }));
     }
+    if (extra.length) el.setAttribute("aria-label", [cardLabel(c), ...extra].join(t("cards.sep")));
     el.setAttribute("aria-pressed", S.selection.has(i) ? "true" : "false");
     el.addEventListener("click", (e) => { e.stopPropagation(); actions.toggle(i); });
     wrap.append(el);
@@ -484,7 +568,12 @@ function btn(id, label, key, onClick, enabled, extra = "") {
   b.type = "button";
   b.id = id;
   b.append(h("span", "lbl", label));
-  if (key) b.append(h("kbd", null, key));
+  if (key && (S.prefs.shortcuts !== false || key === "Esc")) {
+    const kbd = h("kbd", null, key);
+    kbd.setAttribute("aria-hidden", "true");
+    b.append(kbd);
+    b.setAttribute("aria-keyshortcuts", key === "Esc" ? "Escape" : key);
+  }
   b.disabled = !enabled;
   b.addEventListener("click", (e) => { e.stopPropagation(); onClick(); });
   return b;
@@ -517,4 +606,16 @@ function buttonRow(actions) {
     row.append(btn("btn-pause", paused ? t("actions.resume") : t("actions.pause"), null, actions.pause, true, "ghost"));
   }
   return row;
+}
+
+function nameList(cards) { return cards.map(cardName).join(t("cards.list_sep")); }
+
+/** The key that stages the selection on a rank while a hand card has focus ("0" for ten). */
+export function rankKey(rank) { return rank === "T" ? "0" : rank; }
+
+/** The rank a key press names, or null. */
+export function rankFromKey(key) {
+  const k = key.toUpperCase();
+  if (k === "0") return "T";
+  return MELD_RANKS.includes(k) && k !== "T" ? k : null;
 }

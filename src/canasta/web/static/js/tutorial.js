@@ -1,8 +1,9 @@
 // Step-by-step tutorial with example layouts. The layouts and the counts shown are fixed
 // teaching examples (written out by hand), not computed by rules in the browser.
 import { t, raw } from "./i18n.js";
-import { cardEl, rankLabel } from "./cards.js";
-import { meldChip } from "./table.js";
+import { cardEl, rankLabel, cardName, cardShort } from "./cards.js";
+import { meldChip, rankFromKey } from "./table.js";
+import { announce, focusFirst } from "./focus.js";
 
 const STEPS = [
   { // opening with two melds
@@ -64,11 +65,14 @@ const STEPS = [
 ];
 
 let stepIndex = 0;
+let lastInstr = "";
 let taskIndex = 0;
 let selected = new Set();
 let staged = [];
+let focusNext = false;  // after a step of the task: focus moves on to what comes next
 
 function reset(i) {
+  focusNext = true;
   stepIndex = i;
   taskIndex = 0;
   selected = new Set();
@@ -96,6 +100,8 @@ export function renderTutorial(root, ctl) {
   STEPS.forEach((_, i) => {
     const b = h("button", "btn small" + (i === stepIndex ? " primary" : ""), `${i + 1}. ${(texts[i] || {}).title || ""}`);
     b.type = "button";
+    b.dataset.focus = `step-${i}`;
+    if (i === stepIndex) b.setAttribute("aria-current", "step");
     b.addEventListener("click", () => { reset(i); ctl.redraw(); });
     nav.append(b);
   });
@@ -115,8 +121,10 @@ export function renderTutorial(root, ctl) {
     for (const m of list) l.append(meldChip(m));
     for (const g of ours && !done ? staged.filter((x) => x.cards.length) : []) {
       const box = h("div", "plan-group");
+      box.setAttribute("role", "img");
+      box.setAttribute("aria-label", t("plan.group_label", { rank: rankLabel(g.rank), cards: g.cards.map(cardName).join(t("cards.list_sep")) }));
       box.append(h("b", "plan-rank", rankLabel(g.rank)));
-      for (const c of g.cards) box.append(cardEl(c, { small: true }));
+      for (const c of g.cards) box.append(cardEl(c, { small: true, decorative: true }));
       l.append(box);
     }
     if (!l.childNodes.length) l.append(h("span", "empty", t("table.no_melds")));
@@ -130,12 +138,17 @@ export function renderTutorial(root, ctl) {
   pile.type = "button";
   pile.id = "tut-pile";
   if (pileInfo.under) {
-    const under = cardEl(pileInfo.under, { small: true });
+    const under = cardEl(pileInfo.under, { small: true, decorative: true });
     under.classList.add("under");
     pile.append(under);
   }
-  pile.append(pileInfo.top ? cardEl(pileInfo.top) : h("div", "card empty-slot"));
+  pile.append(pileInfo.top ? cardEl(pileInfo.top, { decorative: true }) : h("div", "card empty-slot"));
   pile.append(h("span", "slot-label", t("table.pile_n", { n: pileInfo.size })));
+  pile.setAttribute("aria-label", [
+    pileInfo.top ? `${cardShort(pileInfo.top)} ${t("table.pile_n", { n: pileInfo.size })}` : t("table.pile_n", { n: pileInfo.size }),
+    pileInfo.top ? t("table.pile_top", { card: cardName(pileInfo.top) }) : "",
+    pileInfo.frozen ? t("table.frozen") : "",
+  ].filter(Boolean).join(t("cards.sep")));
   if (!done && task.target === "pile" && selected.size === task.select.length) pile.classList.add("can", "pulse");
   pile.addEventListener("click", () => attempt("pile"));
   centre.append(pile);
@@ -150,15 +163,18 @@ export function renderTutorial(root, ctl) {
   board.append(melds(shown.ours, t("side.us"), true));
   root.append(board);
 
-  const instr = h("p", "tut-task", done ? text.done : (text.tasks || [])[taskIndex] || "");
-  instr.setAttribute("aria-live", "polite");
+  const instrText = done ? text.done : (text.tasks || [])[taskIndex] || "";
+  const instr = h("p", "tut-task", instrText);
+  instr.id = "tut-task";
   root.append(instr);
+  if (instrText !== lastInstr) { announce(instrText); lastInstr = instrText; }
 
   const targets = h("div", "targets");
   if (!done && task.target.startsWith("rank:") && selected.size === task.select.length) {
     const r = task.target.slice(5);
     const chip = h("button", "rank-chip pulse", rankLabel(r));
     chip.type = "button";
+    chip.dataset.rank = r;
     chip.setAttribute("aria-label", t("plan.stage_on", { rank: rankLabel(r) }));
     chip.addEventListener("click", () => attempt(task.target));
     targets.append(chip);
@@ -166,6 +182,9 @@ export function renderTutorial(root, ctl) {
   root.append(targets);
 
   const hand = h("div", "hand tut-hand");
+  hand.id = "tut-hand";
+  hand.setAttribute("role", "group");
+  hand.setAttribute("aria-label", t("table.your_hand", { n: hand.childElementCount }));
   const usedIdx = new Set(staged.flatMap((g) => g.idx));
   if (done && shown.hand) {
     for (const c of shown.hand) hand.append(cardEl(c, { tag: "button" }));
@@ -173,21 +192,32 @@ export function renderTutorial(root, ctl) {
   (done && shown.hand ? [] : step.hand).forEach((c, i) => {
     if (usedIdx.has(i)) return;
     const el = cardEl(c, { tag: "button" });
+    el.dataset.i = i;
+    el.setAttribute("aria-pressed", selected.has(i) ? "true" : "false");
     if (selected.has(i)) el.classList.add("selected");
     if (!done && task.select.includes(i) && !selected.has(i)) el.classList.add("hint");
     el.addEventListener("click", () => {
       if (done) return;
       if (selected.has(i)) selected.delete(i); else selected.add(i);
+      // The last card the task wants: focus moves on to where the cards go.
+      focusNext = task.select.length === selected.size && task.select.every((k) => selected.has(k));
       ctl.redraw();
+    });
+    el.addEventListener("keydown", (e) => {
+      // A rank's key stages the selection there, as at the table.
+      const rank = e.shiftKey || e.ctrlKey || e.metaKey || e.altKey ? null : rankFromKey(e.key);
+      if (rank && !done && selected.size) { e.preventDefault(); attempt(`rank:${rank}`); }
     });
     hand.append(el);
   });
+  hand.setAttribute("aria-label", t("table.your_hand", { n: hand.querySelectorAll(".card").length }));
   root.append(hand);
 
   const row = h("div", "buttons");
   if (!done && task.target === "meld") {
     const meld = h("button", "act primary pulse", t("actions.meld"));
     meld.type = "button";
+    meld.id = "tut-meld";
     meld.addEventListener("click", () => attempt("meld"));
     row.append(meld);
   }
@@ -198,15 +228,25 @@ export function renderTutorial(root, ctl) {
   if (stepIndex < STEPS.length - 1) {
     const next = h("button", "act" + (done ? " primary" : ""), t("tutorial.next"));
     next.type = "button";
+    next.id = "tut-next";
     next.addEventListener("click", () => { reset(stepIndex + 1); ctl.redraw(); });
     row.append(next);
   } else if (done) {
     const play = h("button", "act primary", t("tutorial.finish"));
     play.type = "button";
+    play.id = "tut-finish";
     play.addEventListener("click", () => { reset(0); ctl.show("start"); });
     row.append(play);
   }
+  again.id = "tut-again";
   root.append(row);
+  if (focusNext) {
+    focusNext = false;
+    // What the task asks for next: a highlighted card, the rank, Meld or the pile, else onwards.
+    queueMicrotask(() => focusFirst(root.querySelector(".hand .card.hint"), root.querySelector(".rank-chip.pulse"),
+      root.querySelector("#tut-meld"), root.querySelector("#tut-pile.pulse"), root.querySelector("#tut-next"),
+      root.querySelector("#tut-finish"), root.querySelector(".hand .card")));
+  }
 
   function attempt(target) {
     if (done) return;
@@ -219,6 +259,7 @@ export function renderTutorial(root, ctl) {
     }
     selected = new Set();
     taskIndex += 1;
+    focusNext = true;
     ctl.redraw();
   }
 }
