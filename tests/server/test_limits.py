@@ -260,6 +260,7 @@ async def test_saving_checks_the_version_it_read(db_url: str) -> None:
         for t in (a, b):
             t.game.apply(t.game.state.legal_actions()[0])
             t.version += 1
+            t.seq += 1
         await one.save_table(a.row_values(), expected_version=0)
         with pytest.raises(VersionConflict):
             await two.save_table(b.row_values(), expected_version=0)

@@ -70,6 +70,9 @@ class TableRow(Base):
     viewer: Mapped[int | None] = mapped_column(Integer, nullable=True)
     hands_counted: Mapped[int] = mapped_column(Integer, default=0)
     match_counted: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: the game version clients quote with their moves (``version`` counts every change,
+    #: cosmetic ones too: it is the log's sequence number)
+    game_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: the version (log sequence number) the ``record`` snapshot is at
     snapshot_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)

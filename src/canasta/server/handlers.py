@@ -52,6 +52,7 @@ class Handlers:
     _settings_bucket: TokenBucket
     _players: dict[int, Any]
     _timer: asyncio.TimerHandle | None
+    _replying: Any
 
     async def _on_action(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_version(msg)
@@ -78,7 +79,7 @@ class Handlers:
                 count = stated_count
             minimum = stated if stated is not None else minimum
         conn.send(
-            {
+            self._replying(conn, {
                 "type": "validation",
                 "version": self.version,
                 "action": action_to_json(action),
@@ -88,7 +89,7 @@ class Handlers:
                 "message": "legal" if error is None else error.message,
                 "count": count,
                 "minimum": minimum,
-            }
+            })
         )
 
     async def _on_suggest(self, conn: Conn, msg: dict[str, Any]) -> None:
@@ -100,7 +101,7 @@ class Handlers:
             # a search can take tens of milliseconds: off the event loop (the worker waits
             # for it, so nothing changes the game meanwhile)
             self._suggestion = (self.version, await asyncio.to_thread(self._suggest_now))
-        conn.send(self._suggestion[1])
+        conn.send(self._replying(conn, dict(self._suggestion[1])))
 
     def _suggest_now(self) -> dict[str, Any]:
         st = self.game.state
@@ -199,4 +200,4 @@ class Handlers:
             await self._changed("settings", delay_ms=delay)
 
     async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
-        conn.send(self.state_message(conn, "sync"))
+        conn.send(self._replying(conn, self.state_message(conn, "sync")))

@@ -58,6 +58,16 @@ def error_message(
     return out
 
 
+def request_of(msg: dict[str, Any]) -> int | str | None:
+    """A message's optional request id, which the replies to it echo."""
+    r = msg.get("request")
+    if r is None:
+        return None
+    if (type(r) is int and 0 <= r < 2**53) or (type(r) is str and 0 < len(r) <= 64):
+        return r
+    raise TableError("bad_message", "request is an id: an integer or a string of up to 64 characters")
+
+
 def version_of(msg: dict[str, Any]) -> int:
     v = msg.get("version")
     if type(v) is not int:

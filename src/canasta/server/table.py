@@ -32,15 +32,15 @@ from .handlers import COMMANDS, Handlers
 from .limits import TokenBucket
 from .metrics import Metrics
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
-from .protocol import (
-    TableError,
-    error_message,
-)
+from .protocol import TableError, error_message, request_of
 from .seating import Seating
 
 log = logging.getLogger("canasta.server")
 
 MODES = ("computer", "local")
+
+#: changes that leave the game as it was: they do not advance the version moves quote
+COSMETIC = frozenset({"settings"})
 
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
@@ -100,6 +100,7 @@ class Table(Seating, Handlers):
         store: Store,
         options: dict[str, Any],
         version: int = 0,
+        seq: int | None = None,
         paused: bool = False,
         handoff: int | None = None,
         viewer: int | None = None,
@@ -115,7 +116,11 @@ class Table(Seating, Handlers):
         self.game = game
         self.store = store
         self.options = options
+        #: the game version: what clients quote with their moves; a cosmetic change (the
+        #: computer's move delay) leaves it alone, so it never makes a move stale
         self.version = version
+        #: every committed change, cosmetic ones too: the log's sequence number
+        self.seq = version if seq is None else seq
         self.paused = paused
         self.handoff = handoff
         self.viewer = viewer
@@ -138,6 +143,8 @@ class Table(Seating, Handlers):
         self.attached_owners = 0
         #: the suggestion for the current version (a search: made once per position)
         self._suggestion: tuple[int, dict[str, Any]] | None = None
+        #: the socket whose message is being handled, and that message's request id
+        self._request: tuple[Conn, int | str | None] | None = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -219,7 +226,8 @@ class Table(Seating, Handlers):
             game=game,
             store=store,
             options=dict(row.options),
-            version=row.version,
+            version=row.game_version,
+            seq=row.version,
             paused=row.paused,
             handoff=row.handoff,
             viewer=row.viewer,
@@ -240,6 +248,7 @@ class Table(Seating, Handlers):
     def _state_values(self) -> dict[str, Any]:
         """The table's current state outside the match record (small: saved with each change)."""
         return {
+            "game_version": self.version,
             "options": self.options,
             "status": self.status,
             "paused": self.paused,
@@ -256,8 +265,8 @@ class Table(Seating, Handlers):
             "profile": self.profile,
             "mode": self.mode,
             "record": self.game.to_record(),
-            "version": self.version,
-            "snapshot_seq": self.version,
+            "version": self.seq,
+            "snapshot_seq": self.seq,
             "created_at": self.created_at,
             **self._state_values(),
         }
@@ -407,7 +416,7 @@ class Table(Seating, Handlers):
         elif isinstance(item, _BotTurn):
             await self._bot_turn(item.version)
         elif isinstance(item, _StorageBack):
-            if await self.store.stored_version(self.id) != self.version:
+            if await self.store.stored_version(self.id) != self.seq:
                 # a save that failed here may have committed all the same (a timeout after
                 # the database took it): the stored table is the truth, so reload from it
                 log.warning("table %s: the stored version differs; reloading", self.id)
@@ -427,9 +436,12 @@ class Table(Seating, Handlers):
             except TableError as e:
                 if self.metrics is not None:
                     self.metrics.errors.labels(e.code).inc()
-                item.conn.send(
-                    error_message(e.code, e.message, version=self.version, section=e.section, details=e.details)
+                error = error_message(
+                    e.code, e.message, version=self.version, section=e.section, details=e.details
                 )
+                item.conn.send(self._replying(item.conn, error))
+            finally:
+                self._request = None
             if self.metrics is not None:
                 self.metrics.messages.labels(kind).inc()
                 if kind == "action":
@@ -443,6 +455,7 @@ class Table(Seating, Handlers):
             raise TableError("bad_message", "a message must be a JSON object") from e
         if not isinstance(msg, dict):
             raise TableError("bad_message", "a message must be a JSON object")
+        self._request = (conn, request_of(msg))
         kind = msg.get("type")
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
@@ -458,7 +471,9 @@ class Table(Seating, Handlers):
         """After every change: bump the version and commit the change (a log row, the small
         table state, and a new record snapshot when a hand ended or history was rewritten);
         only then send each socket its view. A failed save puts the table back as committed."""
-        self.version += 1
+        self.seq += 1
+        if change not in COSMETIC:
+            self.version += 1
         st = self.game.state
         if st.is_over:
             self.handoff = None
@@ -473,12 +488,12 @@ class Table(Seating, Handlers):
             tail = [*tail, entry["action"]]
         if change in ("undo", "next_hand", "new_match") or st.is_over or len(tail) > SNAPSHOT_EVERY:
             snapshot, tail = self.game.to_record(), []
-        row = values if snapshot is None else {**values, "record": snapshot, "snapshot_seq": self.version}
+        row = values if snapshot is None else {**values, "record": snapshot, "snapshot_seq": self.seq}
         try:
             if not self.store.writable:  # another process took the database: never write
                 raise RuntimeError("this process no longer holds the database")
             await self.store.append_change(
-                self.id, seq=self.version, entry={"kind": change, **entry}, values=row, deltas=deltas
+                self.id, seq=self.seq, entry={"kind": change, **entry}, values=row, deltas=deltas
             )
         except VersionConflict:
             log.error("table %s: changed by another process; reloading it", self.id)
@@ -499,8 +514,15 @@ class Table(Seating, Handlers):
             self._snapshot = snapshot
         self._tail = tail
         for conn in self.conns:
-            conn.send(self.state_message(conn, change))
+            conn.send(self._replying(conn, self.state_message(conn, change)))
         self._schedule_bot()
+
+    def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]:
+        """``message``, carrying the request id of the message being handled when it goes to
+        the socket that sent it."""
+        if self._request is not None and self._request[0] is conn and self._request[1] is not None:
+            message["request"] = self._request[1]
+        return message
 
     def _rollback(self) -> None:
         """Back to what was last committed: nothing unsaved stays in memory."""
@@ -511,7 +533,8 @@ class Table(Seating, Handlers):
         for text in self._tail:
             game.apply(action_from_text(text))
         self.game = game
-        self.version -= 1
+        self.seq -= 1
+        self.version = saved["game_version"]
         self.options = dict(saved["options"])
         self.paused = saved["paused"]
         self.handoff = saved["handoff"]
@@ -590,7 +613,7 @@ class Table(Seating, Handlers):
             or self.seats[st.turn].kind != "computer"
         ):
             return
-        item = _BotTurn(self.version)
+        item = _BotTurn(self.seq)
         if self.delay_ms <= 0:
             self.queue.put_nowait(item)
         else:
@@ -602,7 +625,7 @@ class Table(Seating, Handlers):
 
     async def _bot_turn(self, version: int) -> None:
         st = self.game.state
-        if version != self.version or self.paused or not self.storage_ok or st.is_over:
+        if version != self.seq or self.paused or not self.storage_ok or st.is_over:
             return
         seat = st.turn
         if self.seats[seat].kind != "computer":

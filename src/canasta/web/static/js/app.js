@@ -169,13 +169,13 @@ let speedSent = null;
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
   else if (msg.type === "validation") {
+    replyTo(msg);
     if (S.validationFor !== JSON.stringify(planAction())) return;
     S.validation = msg;
     redraw();
-  } else if (msg.type === "suggestion") onSuggestion(msg);
+  } else if (msg.type === "suggestion") { replyTo(msg); onSuggestion(msg); }
   else if (msg.type === "error") {
-    const about = lastSent;
-    lastSent = null;
+    const about = replyTo(msg);
     if (about === "validate" || about === "suggest") {
       // The table moved on (a new state follows) or the plan cannot even be checked.
       if (msg.code !== "stale_version" && about === "validate" && S.plan.length) {
@@ -184,11 +184,11 @@ function onMessage(msg) {
       }
       return;
     }
-    if (msg.code === "stale_version" && about === "action" && lastAction) {
-      // The table moved on without changing anything for us (e.g. a settings echo): retry once.
-      retryAction = lastAction;
-      lastAction = null;
-      maybeRetry();
+    if (msg.code === "stale_version") {
+      // Another seat moved first: the move was made on a table that is gone, and the new
+      // state is already on its way (cosmetic changes never make a move stale).
+      pendingDiscard = null;
+      pendingFocus = null;
       return;
     }
     if (msg.code === "table_not_found") {
@@ -206,21 +206,25 @@ function onMessage(msg) {
   }
 }
 
-let lastSent = null;
 let pendingDiscard = null;
-let lastAction = null;
-let retryAction = null;
 
-function turnKey(v) { return v ? JSON.stringify([v.turn, v.phase, v.hand, v.pile && v.pile.size, v.hand_number]) : ""; }
+// Requests carry an id the server echoes in its reply (docs/protocol.md): what each reply
+// answers is looked up by it, never guessed from what was sent last.
+const requests = new Map();
+let requestSeq = 0;
 
-function maybeRetry() {
-  const r = retryAction;
-  if (!r || !S.msg || S.msg.version <= r.version) return;
-  retryAction = null;
-  if (turnKey(S.view) === r.key) {
-    lastSent = "action";
-    S.sock.send({ type: "action", version: S.msg.version, action: r.action });
-  }
+function request(kind, msg) {
+  const id = ++requestSeq;
+  requests.set(id, kind);
+  if (requests.size > 64) requests.delete(requests.keys().next().value);
+  S.sock.send({ ...msg, request: id });
+}
+
+function replyTo(msg) {
+  if (msg.request == null || !requests.has(msg.request)) return null;
+  const kind = requests.get(msg.request);
+  requests.delete(msg.request);
+  return kind;
 }
 
 function onState(msg) {
@@ -261,7 +265,6 @@ function onState(msg) {
   } else if (["hand", "match", "handoff"].includes(overlayKind())) closeOverlay();
   if (S.screen !== "table") show("table"); else redraw();
   if (S.plan.length) validatePlan();
-  maybeRetry();
   if (pendingDiscard) {
     const card = pendingDiscard;
     pendingDiscard = null;
@@ -341,9 +344,7 @@ function version() { return S.msg ? S.msg.version : 0; }
 
 function sendAction(action) {
   if (!S.sock) return;
-  lastSent = "action";
-  lastAction = { action, version: version(), key: turnKey(S.view) };
-  S.sock.send({ type: "action", version: version(), action });
+  request("action", { type: "action", version: version(), action });
   if (action.type === "meld" || action.type === "take") play("meld");
   else if (action.type === "discard") play("discard");
   else play("tick");
@@ -359,9 +360,8 @@ function validatePlan() {
   }
   validateTimer = setTimeout(() => {
     const action = planAction();
-    lastSent = "validate";
     S.validationFor = JSON.stringify(action);
-    S.sock.send({ type: "validate", version: version(), action });
+    request("validate", { type: "validate", version: version(), action });
   }, 60);
 }
 
@@ -485,14 +485,12 @@ const actions = {
   send(action) { clearPlan(); sendAction(action); },
   suggest() {
     if (!S.sock) return;
-    lastSent = "suggest";
-    S.sock.send({ type: "suggest", version: version() });
+    request("suggest", { type: "suggest", version: version() });
   },
   undo() {
     if (!S.sock) return;
     clearPlan();
-    lastSent = "undo";
-    S.sock.send({ type: "undo", version: version() });
+    request("undo", { type: "undo", version: version() });
   },
   sort() {
     S.prefs.sort = S.prefs.sort === "rank" ? "suit" : "rank";
@@ -538,8 +536,7 @@ export const controller = {
   send(msg) {
     if (!S.sock) return;
     if (["reveal", "next_hand", "new_match"].includes(msg.type)) focusAfterAction("hand");
-    lastSent = msg.type;
-    S.sock.send(msg);
+    request(msg.type, msg);
   },
   setLanguage(lang) {
     S.prefs.lang = lang;
