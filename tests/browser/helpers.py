@@ -64,3 +64,21 @@ def play_simple_turn(page: Any) -> None:
         page.locator("#hand .card:not(.planned)").last.click()
         page.click("#pile")
     wait_version_change(page, before)
+
+
+def first_meld_deal(accept: Any, preset: str = "two-player") -> tuple[int, list[dict[str, Any]]]:
+    """The first seed (of 1,000) whose first player, after drawing, has a listed meld that
+    ``accept(state, action_json)`` takes; the seed and that meld's groups."""
+    import pytest
+
+    from canasta import Game, Settings
+    from canasta.actions import action_from_json
+
+    for seed in range(1000):
+        game = Game(Settings.preset(preset, target="one_hand"), seed=seed)
+        game.apply(action_from_json({"type": "draw"}))
+        state = game.state
+        for action in state.view(state.turn).to_json()["legal"]:
+            if action["type"] == "meld" and accept(state, action):
+                return seed, action["groups"]
+    pytest.skip("no such deal in the first seeds")

@@ -8,10 +8,15 @@ from typing import Any
 
 import pytest
 
-from canasta import Game, Settings
-
 from .conftest import page_api, use_prefs
-from .helpers import play_simple_turn, start_match, version, wait_my_turn, wait_version_change
+from .helpers import (
+    first_meld_deal,
+    play_simple_turn,
+    start_match,
+    version,
+    wait_my_turn,
+    wait_version_change,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -27,18 +32,10 @@ def active(page: Any) -> dict[str, Any] | None:
 
 def _deal_with_a_two_group_opening() -> tuple[int, list[dict[str, Any]]]:
     """A seed where, after drawing, the first player can open with two groups and no discard."""
-    from canasta.actions import action_from_json
-
-    for seed in range(1000):
-        game = Game(Settings.preset("two-player", target="one_hand"), seed=seed)
-        game.apply(action_from_json({"type": "draw"}))
-        state = game.state
-        for action in state.view(state.turn).to_json()["legal"]:
-            groups = action.get("groups") or []
-            if action["type"] == "meld" and len(groups) == 2 and "discard" not in action \
-                    and all(g["rank"] != "T" for g in groups):
-                return seed, groups
-    pytest.skip("no such deal in the first seeds")
+    return first_meld_deal(
+        lambda state, a: len(a["groups"]) == 2 and "discard" not in a
+        and all(g["rank"] != "T" for g in a["groups"])
+    )
 
 
 def _open_local_table(page: Any, server: Any, seed: int) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from canasta import Game, Settings
 
 from .conftest import page_api, use_prefs
-from .helpers import hand_cards, version, wait_my_turn, wait_version_change
+from .helpers import first_meld_deal, hand_cards, version, wait_my_turn, wait_version_change
 
 pytestmark = pytest.mark.browser
 
@@ -61,18 +63,14 @@ def _deal_with_a_two_group_opening() -> tuple[int, list[dict[str, object]]]:
     """A seed where, after drawing, two groups open together but the first alone is short."""
     from canasta.actions import action_from_json
 
-    for seed in range(1000):
-        game = Game(Settings.preset("two-player", target="one_hand"), seed=seed)
-        game.apply(action_from_json({"type": "draw"}))
-        state = game.state
-        for action in state.view(state.turn).to_json()["legal"]:
-            groups = action.get("groups") or []
-            if action["type"] != "meld" or len(groups) != 2 or "discard" in action:
-                continue
-            first = state.check(action_from_json({"type": "meld", "groups": groups[:1]}))
-            if first is not None and first.code == "opening_minimum_not_met":
-                return seed, groups
-    pytest.skip("no such deal in the first seeds")
+    def first_alone_is_short(state: Any, action: dict[str, Any]) -> bool:
+        groups = action["groups"]
+        if len(groups) != 2 or "discard" in action:
+            return False
+        first = state.check(action_from_json({"type": "meld", "groups": groups[:1]}))
+        return first is not None and first.code == "opening_minimum_not_met"
+
+    return first_meld_deal(first_alone_is_short)
 
 
 def test_open_with_two_staged_groups_committed_together(page, server):
