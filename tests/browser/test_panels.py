@@ -98,3 +98,17 @@ def test_rules_page_and_tutorial_steps(page, server):
     assert page.locator("#tutorial .hand .card").count() == 0
     page.click("text=Done: play a match")
     page.wait_for_selector("#btn-start")
+
+
+def test_escape_on_settings_resumes_play_like_the_close_button(page, server):
+    """Issue 9, point 5: Esc and × close Settings the same way, and play carries on."""
+    use_prefs(page)
+    start_match(page, server.url, mode="computer4", target=5000)
+    wait_my_turn(page)
+    page.click("#btn-settings")
+    page.wait_for_selector("#overlay #set-lang")
+    page.wait_for_function("() => /Continue/.test(document.querySelector('#btn-pause').innerText)")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.body.dataset.overlay")
+    page.wait_for_function("() => !/Continue/.test(document.querySelector('#btn-pause').innerText)")
+    assert page.evaluate("document.activeElement && document.activeElement.id") == "btn-settings"

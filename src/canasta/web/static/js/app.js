@@ -570,7 +570,13 @@ function onKey(e) {
   const k = e.key;
   const o = overlayKind();
   // Esc closes a dialog from any of its controls, a form field included.
-  if (k === "Escape" && o && !["hand", "match", "handoff"].includes(o)) { e.preventDefault(); closeOverlay(); redraw(); return; }
+  // It does exactly what the dialog's × does (Settings resumes the play it paused).
+  if (k === "Escape" && o && !["hand", "match", "handoff"].includes(o)) {
+    e.preventDefault();
+    const close = document.querySelector("#overlay .dialog-head .close");
+    if (close) close.click(); else { closeOverlay(); redraw(); }
+    return;
+  }
   const tag = (e.target && e.target.tagName) || "";
   if (["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
   if (k === "Escape") { if (!o) actions.cancel(); return; }
