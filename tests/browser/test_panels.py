@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from .conftest import use_prefs
+from .conftest import page_api, use_prefs
 from .helpers import play_simple_turn, start_match, wait_my_turn
 
 pytestmark = pytest.mark.browser
@@ -112,3 +112,24 @@ def test_escape_on_settings_resumes_play_like_the_close_button(page, server):
     page.wait_for_function("() => !document.body.dataset.overlay")
     page.wait_for_function("() => !/Continue/.test(document.querySelector('#btn-pause').innerText)")
     assert page.evaluate("document.activeElement && document.activeElement.id") == "btn-settings"
+
+
+def test_the_rules_page_stays_while_the_computers_move(page, server):
+    """Issue 9, point 4: a page the player opened stays until they leave it."""
+    use_prefs(page, speed="slow")  # 1.5 s per computer move: the rules page opens before the next
+    start_match(page, server.url, mode="computer4", target=5000)
+    wait_my_turn(page)
+    table = page.evaluate("localStorage.getItem('canasta.table')")
+    play_simple_turn(page)  # draw
+    play_simple_turn(page)  # discard: the three computer seats now play, one move at a time
+    page.click("#btn-rules")
+    page.wait_for_selector("#rules h1")
+    start = page_api(page, "GET", f"/api/tables/{table}")["version"]
+    deadline = time.monotonic() + 20
+    while page_api(page, "GET", f"/api/tables/{table}")["version"] < start + 1:
+        assert time.monotonic() < deadline, "the computers did not move"
+        page.wait_for_timeout(100)
+    assert page.is_visible("#rules h1") and page.is_hidden("#table")
+    page.click("#rules .btn.ghost")  # back to the table, which shows the moves made meanwhile
+    page.wait_for_selector("#table:not([hidden])")
+    wait_my_turn(page)

@@ -20,10 +20,23 @@ export const SPEEDS = { off: [0, 150], fast: [220, 350], normal: [420, 800], slo
 
 // ---- screens ------------------------------------------------------------------------------
 
+/** The table's own dialogs for the current state: end of hand or match, the handoff. */
+function tableOverlays() {
+  const v = S.view;
+  if (!v || !S.table) return;
+  if (S.table.handoff != null) closeOverlay("hand");
+  if (S.table.handoff != null) controller.overlay("handoff");
+  else if (v.phase === "over" || (S.table.match && S.table.match.over)) {
+    if (overlayKind() !== "settings" && !S.peek) controller.overlay(S.table.match && S.table.match.over ? "match" : "hand");
+  } else if (["hand", "match", "handoff"].includes(overlayKind())) closeOverlay();
+}
+
 export function show(screen) {
+  const back = screen === "table" && S.screen !== "table";
   S.screen = screen;
   for (const id of ["start", "table", "rules", "tutorial"]) $(`#${id}`).hidden = id !== screen;
   document.body.dataset.screen = screen;
+  if (back) tableOverlays();
   redraw();
   // A new screen: focus its heading unless something on it already took focus.
   if (!overlayKind() && (document.activeElement === document.body || !document.activeElement)) {
@@ -257,13 +270,9 @@ function onState(msg) {
   else if (!old) play("deal");
   S.validation = null;
   announceState(old, v, msg);
-  if (S.table.handoff != null) closeOverlay("hand");
-  // overlays: end of hand / match, pass-and-play handoff
-  if (S.table.handoff != null) controller.overlay("handoff");
-  else if (v.phase === "over" || (S.table.match && S.table.match.over)) {
-    if (overlayKind() !== "settings" && !S.peek) controller.overlay(S.table.match && S.table.match.over ? "match" : "hand");
-  } else if (["hand", "match", "handoff"].includes(overlayKind())) closeOverlay();
-  if (S.screen !== "table") show("table"); else redraw();
+  // A page the player opened (the rules, the tutorial) stays until they leave it: the table
+  // is drawn, with its dialogs, when they come back to it.
+  if (S.screen === "table") { tableOverlays(); redraw(); }
   if (S.plan.length) validatePlan();
   if (pendingDiscard) {
     const card = pendingDiscard;
