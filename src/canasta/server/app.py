@@ -7,6 +7,7 @@ import contextlib
 import json
 import logging
 import re
+import unicodedata
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,9 @@ from ..errors import SettingsError
 from ..rules import PRESETS, Settings
 from .config import MAX_BODY_BYTES, ServerConfig
 from .conn import CLOSE_POLICY, CLOSE_TRY_AGAIN, Conn
-from .db import AccountRow, Store, TableRow, resolve_db_url
+from .db import AccountRow, Store, TableRow, resolve_db_url, stats_key
 from .limits import Counter, KeyedLimiter
+from .lobby import Lobby
 from .metrics import CONTENT_TYPE_LATEST
 from .players import LEVELS
 from .protocol import MAX_MESSAGE_BYTES, error_message
@@ -168,8 +170,34 @@ def _row_summary(row: TableRow) -> dict[str, Any]:
     }
 
 
+#: display names: 1..20 characters once cleaned
+NAME_MAX = 20
+
+
+def display_name(account: AccountRow) -> str:
+    """The account's display name ("Guest 4821" until its player picks one)."""
+    if account.name:
+        return account.name
+    return f"Guest {1000 + int(account.id[-4:], 16) % 9000}"
+
+
+def clean_name(value: Any) -> str:
+    """A display name as typed, made safe to show anywhere: Unicode-normalised (NFKC),
+    without control, format or private-use characters, with runs of spaces collapsed."""
+    if not isinstance(value, str):
+        raise ApiError(400, "bad_name", "name is a string")
+    text = unicodedata.normalize("NFKC", value)
+    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    text = " ".join(text.split())
+    if not text:
+        raise ApiError(400, "bad_name", "the name is empty once cleaned")
+    if len(text) > NAME_MAX:
+        raise ApiError(400, "bad_name", f"a name has at most {NAME_MAX} characters")
+    return text
+
+
 def _account_json(account: AccountRow) -> dict[str, Any]:
-    return {"id": account.id, "kind": account.kind, "name": account.name}
+    return {"id": account.id, "kind": account.kind, "name": display_name(account)}
 
 
 def create_app(
@@ -182,6 +210,8 @@ def create_app(
     config = config or ServerConfig()
     store = Store(resolve_db_url(db_url), sqlite_busy_seconds=config.sqlite_busy_seconds)
     tables = Tables(store, bot_delay_ms, config)
+    lobby = Lobby(store, tables, config)
+    name_limiter = KeyedLimiter(config.names_per_minute)
     table_limiter = KeyedLimiter(config.tables_per_minute)
     address_table_limiter = KeyedLimiter(config.tables_per_minute_per_address)
     session_limiter = KeyedLimiter(config.sessions_per_minute_per_address)
@@ -209,11 +239,13 @@ def create_app(
             keeper = asyncio.get_running_loop().create_task(keep_lock(), name="node-lock")
         await store.migrate()
         tables.start()
+        await lobby.start()
         try:
             yield
         finally:
             if keeper is not None:
                 keeper.cancel()
+            await lobby.close()
             await tables.close()
             await store.dispose()
 
@@ -226,6 +258,7 @@ def create_app(
     )
     app.state.store = store
     app.state.tables = tables
+    app.state.lobby = lobby
     app.state.config = config
     app.add_middleware(SecurityMiddleware, config=config, max_body=MAX_BODY_BYTES)
     # outermost: compresses what the app and the checks answer (no answer body holds a secret:
@@ -415,10 +448,28 @@ def create_app(
             raise ApiError(404, "table_not_found", "no such table")
         return _row_summary(row)
 
-    @app.get("/api/stats")
-    async def get_stats(request: Request) -> dict[str, Any]:
+    @app.patch("/api/account")
+    async def update_account(request: Request) -> dict[str, Any]:
+        """Change the display name shown at online tables and in the lobby."""
+        body = await _json_body(request)
         account = await _require_account(request)
-        return await store.get_stats(account.id)
+        name = clean_name(body.get("name"))
+        if not name_limiter.allow(account.id):
+            raise ApiError(429, "rate_limited", "the name changes too often: try again shortly")
+        updated = await store.set_name(account.id, name)
+        if updated is None:  # pragma: no cover - the session's account is gone
+            raise ApiError(401, "no_session", "no session: POST /api/session first")
+        lobby.rename(account.id, name)
+        return {"account": _account_json(updated)}
+
+    @app.get("/api/stats")
+    async def get_stats(request: Request, scope: str = "offline") -> dict[str, Any]:
+        """The account's statistics: games against the computer, or (``scope=online``)
+        online matches, counted apart."""
+        account = await _require_account(request)
+        if scope not in ("offline", "online"):
+            raise ApiError(400, "bad_scope", "scope is 'offline' or 'online'")
+        return await store.get_stats(stats_key(account.id, scope))
 
     @app.delete("/api/stats")
     async def reset_stats(request: Request) -> dict[str, Any]:
@@ -496,6 +547,88 @@ def create_app(
                 reader.cancel()
                 writer.cancel()
             dead.cancel()
+
+    # ------------------------------------------------------------------ the lobby socket
+
+    @app.websocket("/ws/lobby")
+    async def lobby_socket(websocket: WebSocket) -> None:
+        address = client_address(websocket.scope)
+        if sockets_by_address.get(address) >= config.sockets_per_address or not socket_limiter.allow(
+            address
+        ):
+            await websocket.close(code=CLOSE_TRY_AGAIN, reason="too many sockets")
+            return
+        sockets_by_address.add(address)
+        try:
+            await _serve_lobby(websocket)
+        finally:
+            sockets_by_address.remove(address)
+
+    async def _serve_lobby(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            account = await _account(websocket.cookies.get(SESSION_COOKIE))
+        except (SQLAlchemyError, OSError):
+            await websocket.send_text(json.dumps(error_message("storage_unavailable", _STORAGE_DOWN)))
+            await websocket.close(code=CLOSE_TRY_AGAIN)
+            return
+        if account is None:
+            await websocket.send_text(
+                json.dumps(error_message("no_session", "no session: POST /api/session first"))
+            )
+            await websocket.close(code=4401)
+            return
+        if not lobby.has_room_for(account.id):
+            await websocket.send_text(
+                json.dumps(error_message("too_many_sockets", "too many lobby tabs are open"))
+            )
+            await websocket.close(code=CLOSE_TRY_AGAIN)
+            return
+        conn = Conn.with_limits(config, account=account.id, owner=True)
+        await lobby.join(conn, display_name(account))
+        reader = asyncio.create_task(_read_lobby(websocket, conn))
+        writer = asyncio.create_task(_write(websocket, conn))
+        dead = asyncio.create_task(conn.dead.wait())
+        try:
+            await asyncio.wait({reader, writer, dead}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await lobby.leave(conn)
+            if conn.dropped:
+                reader.cancel()
+                writer.cancel()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(
+                        websocket.close(code=conn.close_code or CLOSE_POLICY, reason=conn.close_reason),
+                        timeout=1.0,
+                    )
+            else:
+                conn.close()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(writer, timeout=2.0)
+                reader.cancel()
+                writer.cancel()
+            dead.cancel()
+
+    async def _read_lobby(websocket: WebSocket, conn: Conn) -> None:
+        with contextlib.suppress(WebSocketDisconnect):
+            while not conn.closed:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                if not conn.bucket.take():
+                    conn.drop(CLOSE_POLICY, "too many messages")
+                    return
+                raw = message.get("text")
+                if raw is None:
+                    raw = message.get("bytes") or b""
+                if _size(raw) > MAX_MESSAGE_BYTES:
+                    conn.send(
+                        error_message(
+                            "message_too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
+                        )
+                    )
+                    continue
+                await lobby.handle(conn, raw)
 
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -75,6 +75,29 @@ class ServerConfig:
     idle_seconds: float = 600.0
     sweep_seconds: float = 30.0
 
+    # online play
+    #: seconds a player has for each decision at an online table (then the server plays for
+    #: them and the seat switches to auto-play)
+    move_seconds: float = 40.0
+    #: seconds a seated player may be disconnected before the seat switches to auto-play
+    grace_seconds: float = 20.0
+    #: seconds between two hands of an online match when not every player asks for the next
+    hand_break_seconds: float = 30.0
+    #: the computer players' delay at online tables (ms): every seat moves at the same pace
+    online_bot_delay_ms: int = 900
+    #: seconds a quick-match entry waits for its browser to come back (a reload, a restart)
+    queue_grace_seconds: float = 30.0
+    #: private rooms: how long one lives without being started, and how many exist at once
+    room_seconds: float = 1800.0
+    rooms: int = 2000
+    #: lobby requests that change something (queue, rooms) per session per minute
+    lobby_actions_per_minute: int = 60
+    #: quick-chat messages per player per minute, and name changes per session per minute
+    chat_per_minute: int = 12
+    names_per_minute: int = 10
+    #: how often the live-match list is sent to lobby sockets at most (seconds)
+    live_list_seconds: float = 1.0
+
     # storage
     #: how often a table whose saves fail probes the database again
     storage_retry_seconds: float = 1.0

@@ -22,9 +22,11 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     String,
     case,
+    delete,
     or_,
     select,
     text,
@@ -57,6 +59,8 @@ class TableRow(Base):
     after it are rows of :class:`TableLogRow`."""
 
     __tablename__ = "tables"
+    #: the online matches in play are looked up at start (their clocks run)
+    __table_args__ = (Index("ix_tables_mode_status", "mode", "status"),)
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     profile: Mapped[str | None] = mapped_column(String(80), index=True)
@@ -124,8 +128,26 @@ class SessionRow(Base):
     last_seen_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
+class LobbyRow(Base):
+    """A piece of the lobby that outlives a restart: a quick-match queue entry (``kind``
+    "queue", keyed by account) or a private room ("room", keyed by its code)."""
+
+    __tablename__ = "lobby_entries"
+
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), index=True)
+    value: Mapped[dict[str, Any]] = mapped_column(JSON)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+def stats_key(account: str, scope: str = "offline") -> str:
+    """The statistics row of an account: its id for games against the computer,
+    ``online:<id>`` for online matches (counted apart)."""
+    return account if scope == "offline" else f"{scope}:{account}"
+
+
 class StatsRow(Base):
-    """Statistics of one account (computer mode); ``profile`` is the account id."""
+    """Statistics of one account: ``profile`` is :func:`stats_key` of the account and scope."""
 
     __tablename__ = "profile_stats"
 
@@ -376,7 +398,12 @@ class Store:
     async def new_session(self) -> tuple[str, AccountRow]:
         """A new guest account and a session for it; returns (token, account)."""
         token = secrets.token_urlsafe(32)
-        account = AccountRow(id="a" + secrets.token_hex(12), kind="guest", created_at=now())
+        account = AccountRow(
+            id="a" + secrets.token_hex(12),
+            kind="guest",
+            name=f"Guest {secrets.randbelow(9000) + 1000}",
+            created_at=now(),
+        )
         async with self.sessions() as s, s.begin():
             s.add(account)
             await s.flush()
@@ -575,3 +602,45 @@ class Store:
             row = await s.get(StatsRow, profile)
             if row is not None:
                 await s.delete(row)
+
+    # ------------------------------------------------------------------ accounts, online
+
+    async def set_name(self, account_id: str, name: str) -> AccountRow | None:
+        async with self.sessions() as s, s.begin():
+            row = await s.get(AccountRow, account_id)
+            if row is not None:
+                row.name = name
+            return row
+
+    async def accounts_by_id(self, ids: list[str]) -> dict[str, AccountRow]:
+        if not ids:
+            return {}
+        async with self.sessions() as s:
+            rows = await s.scalars(select(AccountRow).where(AccountRow.id.in_(ids)))
+            return {r.id: r for r in rows}
+
+    async def online_tables_in_play(self) -> list[str]:
+        """Ids of online tables whose match is not over (loaded at start: their timers run)."""
+        async with self.sessions() as s:
+            q = select(TableRow.id).where(TableRow.mode == "online", TableRow.status != "match_over")
+            return list((await s.scalars(q)).all())
+
+    async def lobby_entries(self, kind: str) -> list[dict[str, Any]]:
+        async with self.sessions() as s:
+            q = select(LobbyRow.value).where(LobbyRow.kind == kind).order_by(LobbyRow.updated_at)
+            return list((await s.scalars(q)).all())
+
+    async def put_lobby_entry(self, kind: str, key: str, value: dict[str, Any]) -> None:
+        async with self.sessions() as s, s.begin():
+            row = await s.get(LobbyRow, f"{kind}:{key}")
+            if row is None:
+                s.add(LobbyRow(key=f"{kind}:{key}", kind=kind, value=value, updated_at=now()))
+            else:
+                row.value = value
+                row.updated_at = now()
+
+    async def delete_lobby_entries(self, kind: str, keys: list[str]) -> None:
+        if not keys:
+            return
+        async with self.sessions() as s, s.begin():
+            await s.execute(delete(LobbyRow).where(LobbyRow.key.in_([f"{kind}:{k}" for k in keys])))

@@ -33,6 +33,10 @@ COMMANDS = {
     "new_match": "_on_new_match",
     "settings": "_on_settings",
     "sync": "_on_sync",
+    "back": "_on_back",
+    "leave": "_on_leave",
+    "chat": "_on_chat",
+    "rematch": "_on_rematch",
 }
 
 
@@ -53,6 +57,7 @@ class Handlers:
     _players: dict[int, Any]
     _timer: asyncio.TimerHandle | None
     _replying: Any
+    _online_next_hand: Any
 
     async def _on_action(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_version(msg)
@@ -169,6 +174,9 @@ class Handlers:
 
     async def _on_next_hand(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_owner(conn)
+        if self.mode == "online":  # each player asks; the hand is dealt when all have
+            await self._online_next_hand(conn)
+            return
         if not self.game.state.is_over:
             raise TableError("hand_in_progress", "the current hand is not over")
         if self.game.is_over:

@@ -28,14 +28,24 @@ class Seating:
     game: Game
     seats: list[SeatInfo]
 
+    if TYPE_CHECKING:
+
+        def seat_of(self, account: str | None) -> int | None: ...
+        def bot_plays(self, seat: int) -> bool: ...
+
     def owns(self, profile: str | None) -> bool:
-        """Whether ``profile`` (an account id) controls this table: only its owner does."""
+        """Whether ``profile`` (an account id) controls this table: its owner does, and at an
+        online table each player (for their own seat)."""
+        if self.mode == "online":
+            return self.seat_of(profile) is not None
         return profile is not None and profile == self.profile
 
     def view_seat(self, conn: Conn | None) -> int | None:
         """The seat whose view this connection is sent (None: the spectator view)."""
         if conn is None or not conn.owner:
             return None
+        if self.mode == "online":
+            return self.seat_of(conn.account)
         if self.mode == "computer":
             return 0
         return None if self.handoff is not None else self.viewer
@@ -45,7 +55,14 @@ class Seating:
         """The seat this connection plays now (pass-and-play: the revealed seat)."""
         if not conn.owner:
             raise TableError("not_your_table", "this table belongs to another profile")
-        if self.mode == "computer":
+        if self.mode == "online":
+            found = self.seat_of(conn.account)
+            if found is None:
+                raise TableError("not_seated", "you are watching this table: only its players act")
+            if self.bot_plays(found):
+                raise TableError("auto_play", "your seat is on auto-play: press \"I'm back\" first")
+            seat = found
+        elif self.mode == "computer":
             seat = 0
         else:
             if self.handoff is not None:
@@ -85,7 +102,10 @@ class Seating:
             raise TableError("not_your_table", "this table belongs to another profile")
 
     def _undoable(self, seat: int) -> bool:
-        """R15: the seat's meld actions of this turn, and (computer mode) its discard until the next seat acts."""
+        """R15: the seat's meld actions of this turn, and (computer mode) its discard until the
+        next seat acts; never online (R15)."""
+        if self.mode == "online":
+            return False
         st = self.game.state
         actions = self.game.hands[-1].actions
         if st.is_over or not actions or not st.history or st.history[-1].seat != seat:

@@ -29,8 +29,9 @@ from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
 from .handlers import COMMANDS, Handlers
-from .limits import TokenBucket
+from .limits import KeyedLimiter, TokenBucket
 from .metrics import Metrics
+from .online import ONLINE_COMMANDS, ONLINE_ONLY, Online, _Deadline, _Grace, new_online_state
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
 from .protocol import TableError, error_message, request_of
 from .seating import Seating
@@ -40,7 +41,7 @@ log = logging.getLogger("canasta.server")
 MODES = ("computer", "local")
 
 #: changes that leave the game as it was: they do not advance the version moves quote
-COSMETIC = frozenset({"settings"})
+COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch"})
 
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
@@ -77,7 +78,7 @@ class _StorageBack:
     pass
 
 
-_Item = _Incoming | _Joined | _Left | _BotTurn | _Stop | _StorageBack
+_Item = _Incoming | _Joined | _Left | _BotTurn | _Stop | _StorageBack | _Deadline | _Grace
 
 #: what a client is told while the table cannot save
 _STORAGE_DOWN = (
@@ -86,7 +87,7 @@ _STORAGE_DOWN = (
 )
 
 
-class Table(Seating, Handlers):
+class Table(Seating, Handlers, Online):
     """A table of the web app: one match at a time, its seats, version and handoff state."""
 
     def __init__(
@@ -155,6 +156,13 @@ class Table(Seating, Handlers):
         self._players: dict[int, ComputerPlayer] = {}
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        #: statistics a command adds to the next save (a player leaving an online match)
+        self._extra_deltas: list[StatsDelta] = []
+        self.on_rematch: Callable[[Table], Awaitable[str]] | None = None
+        self.on_change: Callable[[Table], None] | None = None
+        self.chat_limiter: KeyedLimiter | None = None
+        self._deadline_handle: asyncio.TimerHandle | None = None
+        self._grace_handles: dict[str, asyncio.TimerHandle] = {}
         self._handlers: dict[str, Callable[[Conn, dict[str, Any]], Awaitable[None]]] = {
             kind: getattr(self, method) for kind, method in COMMANDS.items()
         }
@@ -200,6 +208,51 @@ class Table(Seating, Handlers):
             config=config,
         )
         table._after_deal()
+        return table
+
+    @classmethod
+    def create_online(
+        cls,
+        *,
+        table_id: str,
+        settings: Settings,
+        players: list[tuple[str, str] | None],
+        store: Store,
+        public: bool,
+        room: str | None = None,
+        levels: list[str | None] | None = None,
+        config: ServerConfig | None = None,
+    ) -> Table:
+        """A new online match: ``players`` holds (account, name) per seat, or None for a
+        computer seat (of ``levels[seat]``, Normal by default)."""
+        config = config or ServerConfig()
+        seats = []
+        for seat, player in enumerate(players):
+            if player is None:
+                level = (levels[seat] if levels else None) or "normal"
+                seats.append(SeatInfo(f"Computer {seat + 1}", "computer", level, "player"))
+            else:
+                seats.append(SeatInfo(player[1], "human", None, "player"))
+        game = Game(settings, seed=random.SystemRandom().randrange(2**62))
+        options: dict[str, Any] = {
+            "seats": [s.to_json() for s in seats],
+            "difficulty": "normal",
+            "delay_ms": config.online_bot_delay_ms,
+            "online": new_online_state(
+                [None if p is None else p[0] for p in players], public=public, room=room
+            ),
+        }
+        table = cls(
+            table_id=table_id,
+            profile=None,
+            mode="online",
+            seats=seats,
+            game=game,
+            store=store,
+            options=options,
+            config=config,
+        )
+        table._prepare_online()
         return table
 
     @classmethod
@@ -275,7 +328,10 @@ class Table(Seating, Handlers):
 
     @property
     def delay_ms(self) -> int:
-        """The computer seats' move delay: the client's choice, never under the server's floor."""
+        """The computer seats' move delay: the client's choice, never under the server's floor
+        (online: the server's own pace, the same for every seat)."""
+        if self.mode == "online":
+            return self.config.online_bot_delay_ms
         return max(int(self.options.get("delay_ms", 0)), self.config.min_bot_delay_ms)
 
     @property
@@ -306,6 +362,7 @@ class Table(Seating, Handlers):
             "seats": [s.to_json() for s in self.seats],
             "handoff": self.handoff,
             "can_undo": self._can_undo(conn),
+            "online": self.online_info(conn) if self.mode == "online" else None,
             "match": {
                 "scores": list(g.scores),
                 "target": g.settings.target,
@@ -339,10 +396,16 @@ class Table(Seating, Handlers):
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"table-{self.id}")
         self._schedule_bot()
+        self.start_online()
 
     async def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        if self._deadline_handle is not None:
+            self._deadline_handle.cancel()
+        for handle in self._grace_handles.values():
+            handle.cancel()
+        self._grace_handles.clear()
         if self._probe is not None:
             self._probe.cancel()
         if self._task is not None:
@@ -411,8 +474,25 @@ class Table(Seating, Handlers):
         if isinstance(item, _Joined):
             self.conns.add(item.conn)
             item.conn.send(self.state_message(item.conn, "connect"))
+            if self.mode == "online":
+                if self._joined_online(item.conn) and self.storage_ok:
+                    try:
+                        await self._changed("back")
+                    except TableError:
+                        pass
+                else:
+                    self.broadcast_presence()
         elif isinstance(item, _Left):
             self.conns.discard(item.conn)
+            if self.mode == "online":
+                self._left_online(item.conn)
+                self.broadcast_presence()
+        elif isinstance(item, _Deadline):
+            if self.storage_ok and not self.defunct:
+                await self._on_deadline(item)
+        elif isinstance(item, _Grace):
+            if self.storage_ok and not self.defunct:
+                await self._on_grace(item)
         elif isinstance(item, _BotTurn):
             await self._bot_turn(item.version)
         elif isinstance(item, _StorageBack):
@@ -460,6 +540,13 @@ class Table(Seating, Handlers):
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise TableError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+        if self.mode == "online":
+            if kind not in ONLINE_COMMANDS:
+                raise TableError("offline_only", f"'{kind}' is not available in online play")
+            if kind != "sync":
+                self._seated(conn)
+        elif kind in ONLINE_ONLY:
+            raise TableError("online_only", f"'{kind}' is only for online tables")
         if kind != "sync":
             self._check_owner(conn)
             if not self.storage_ok or not self.store.writable:
@@ -479,7 +566,9 @@ class Table(Seating, Handlers):
             self.handoff = None
         elif self.mode == "local" and st.turn != self.viewer:
             self.handoff = st.turn
-        deltas = self._stats_deltas()
+        self._prepare_online()
+        deltas = self._stats_deltas() + self._extra_deltas
+        self._extra_deltas = []
         values = self._state_values()
         tail = self._tail
         snapshot = None
@@ -516,6 +605,9 @@ class Table(Seating, Handlers):
         for conn in self.conns:
             conn.send(self._replying(conn, self.state_message(conn, change)))
         self._schedule_bot()
+        self._arm_deadline()
+        if self.on_change is not None:
+            self.on_change(self)
 
     def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]:
         """``message``, carrying the request id of the message being handled when it goes to
@@ -536,6 +628,8 @@ class Table(Seating, Handlers):
         self.seq -= 1
         self.version = saved["game_version"]
         self.options = dict(saved["options"])
+        self.seats = [SeatInfo.from_json(s) for s in self.options["seats"]]
+        self._extra_deltas = []
         self.paused = saved["paused"]
         self.handoff = saved["handoff"]
         self.viewer = saved["viewer"]
@@ -569,29 +663,42 @@ class Table(Seating, Handlers):
             self.handoff = self.game.state.turn
             self.viewer = None
 
-    def _stats_deltas(self) -> list[StatsDelta]:
+    def _counted_seats(self) -> list[tuple[str, int]]:
+        """(statistics key, seat) of the people whose results this table counts: the owner
+        at seat 0 against the computer; every player still seated online."""
+        if self.mode == "online":
+            return self._online_deltas()
         if self.mode != "computer" or not self.profile or self.seeded:
             return []
+        return [(self.profile, 0)]
+
+    def _stats_deltas(self) -> list[StatsDelta]:
+        counted = self._counted_seats()
         g = self.game
         finished = [h for h in g.hands if h.result is not None]
-        team = g.state.team_of[0]
-        delta = StatsDelta(self.profile)
-        changed = False
-        for h in finished[self.hands_counted :]:
-            assert h.result is not None
-            for side in h.result.sides:
-                if 0 in side.seats:
-                    delta.canastas += side.natural_canastas + side.mixed_canastas
-            score = h.result.team_deltas[team]
-            delta.best_hand = score if delta.best_hand is None else max(delta.best_hand, score)
-            changed = True
+        new_hands = finished[self.hands_counted :]
+        ends = g.is_over and not self.match_counted
         self.hands_counted = len(finished)
-        if g.is_over and not self.match_counted:
+        if ends:
             self.match_counted = True
-            delta.finished = True
-            delta.won = list(g.winners) == [team]
-            changed = True
-        return [delta] if changed else []
+        if not new_hands and not ends:
+            return []
+        deltas = []
+        for key, seat in counted:
+            team = g.state.team_of[seat]
+            delta = StatsDelta(key)
+            for h in new_hands:
+                assert h.result is not None
+                for side in h.result.sides:
+                    if seat in side.seats:
+                        delta.canastas += side.natural_canastas + side.mixed_canastas
+                score = h.result.team_deltas[team]
+                delta.best_hand = score if delta.best_hand is None else max(delta.best_hand, score)
+            if ends:
+                delta.finished = True
+                delta.won = list(g.winners) == [team]
+            deltas.append(delta)
+        return deltas
 
     # ------------------------------------------------------------------ computer seats
 
@@ -610,7 +717,7 @@ class Table(Seating, Handlers):
             or not self.storage_ok
             or self.defunct
             or st.is_over
-            or self.seats[st.turn].kind != "computer"
+            or not self.bot_plays(st.turn)
         ):
             return
         item = _BotTurn(self.seq)
@@ -628,7 +735,7 @@ class Table(Seating, Handlers):
         if version != self.seq or self.paused or not self.storage_ok or st.is_over:
             return
         seat = st.turn
-        if self.seats[seat].kind != "computer":
+        if not self.bot_plays(seat):
             return
         view = st.view(seat)
         try:

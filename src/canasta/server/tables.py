@@ -7,10 +7,12 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Callable
 
 from ..rules import Settings
 from .config import ServerConfig
 from .db import Store
+from .limits import KeyedLimiter
 from .metrics import Metrics
 from .table import Table
 
@@ -37,6 +39,9 @@ class Tables:
         self._used: dict[str, float] = {}
         self._lock = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
+        self.chat_limiter = KeyedLimiter(self.config.chat_per_minute)
+        #: told after every change of an online table (the lobby's live list)
+        self.on_online_change: Callable[[Table], None] | None = None
         self.metrics = Metrics(
             tables=lambda: len(self._live),
             sockets=lambda: sum(t.attached for t in self._live.values()),
@@ -74,12 +79,78 @@ class Tables:
         )
         await self.store.save_table(table.row_values())
         table.mark_saved()
-        table.metrics = self.metrics
+        self._attach(table)
         async with self._lock:
             self._live[table.id] = table
             self._used[table.id] = time.monotonic()
             table.start()
         return table
+
+    async def create_online(
+        self,
+        settings: Settings,
+        players: list[tuple[str, str] | None],
+        *,
+        public: bool,
+        room: str | None = None,
+        levels: list[str | None] | None = None,
+    ) -> Table:
+        """A new online match, saved before it is returned (storage errors propagate)."""
+        await self._make_room(None)
+        table = Table.create_online(
+            table_id=secrets.token_urlsafe(12),
+            settings=settings,
+            players=players,
+            store=self.store,
+            public=public,
+            room=room,
+            levels=levels,
+            config=self.config,
+        )
+        await self.store.save_table(table.row_values())
+        table.mark_saved()
+        self._attach(table)
+        async with self._lock:
+            self._live[table.id] = table
+            self._used[table.id] = time.monotonic()
+            table.start()
+        return table
+
+    def _attach(self, table: Table) -> None:
+        table.metrics = self.metrics
+        if table.mode == "online":
+            table.chat_limiter = self.chat_limiter
+            table.on_rematch = self._rematch
+            table.on_change = self._online_changed
+
+    def _online_changed(self, table: Table) -> None:
+        if self.on_online_change is not None:
+            self.on_online_change(table)
+
+    async def _rematch(self, table: Table) -> str:
+        """The next match of an online table, with the same people in the same seats."""
+        on = table.online
+        players: list[tuple[str, str] | None] = []
+        for seat, account in enumerate(on["accounts"]):
+            left = on["auto"][seat] == "left"
+            players.append(None if account is None or left else (account, table.seats[seat].name))
+        levels = [s.level for s in table.seats]
+        new = await self.create_online(
+            table.game.settings, players, public=bool(on["public"]), levels=levels
+        )
+        return new.id
+
+    def online_tables(self) -> list[Table]:
+        """Live online tables (the lobby lists the public ones in play)."""
+        return [t for t in self._live.values() if t.mode == "online" and not t.defunct]
+
+    async def load_online(self) -> int:
+        """Load every online match in play (at start: their timers run with nobody connected)."""
+        count = 0
+        for table_id in await self.store.online_tables_in_play():
+            if await self.get(table_id) is not None:
+                count += 1
+        return count
 
     async def _make_room(self, profile: str | None) -> None:
         async with self._lock:
@@ -94,7 +165,9 @@ class Tables:
         cap = self.config.live_tables_per_session
 
         def idle(t: Table) -> bool:
-            return not t.attached and t.queue.empty()
+            # an online match in play is never unloaded: its clocks run with nobody watching
+            playing_online = t.mode == "online" and t.status != "match_over"
+            return not t.attached and t.queue.empty() and not playing_online
 
         by_use = sorted(self._live.values(), key=lambda t: self._used.get(t.id, 0.0))
         mine = [t for t in by_use if profile is not None and t.profile == profile]
@@ -155,7 +228,7 @@ class Tables:
         except Exception:  # a record the core no longer replays: report it, serve the others
             log.exception("table %s: its record does not replay", table_id)
             return None
-        table.metrics = self.metrics
+        self._attach(table)
         self._live[table_id] = table
         self._used[table_id] = time.monotonic()
         table.start()
@@ -175,6 +248,7 @@ class Tables:
                 or (
                     not t.attached
                     and t.queue.empty()
+                    and (t.mode != "online" or t.status == "match_over")
                     and now - self._used.get(tid, now)
                     >= (finished_for if t.status == "match_over" else idle_for)
                 )

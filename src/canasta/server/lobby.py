@@ -1,0 +1,586 @@
+"""The online lobby: the quick-match queue, private rooms, and the list of live matches.
+
+Every browser in the lobby holds one websocket (``/ws/lobby``); the lobby pushes what changes
+(queue counts, its room, the live list) and never needs polling. Its lasting parts, queue
+entries and rooms, are saved as they change, so a restart keeps them: a browser that comes
+back within the grace period finds itself still queued. Changes run one at a time under the
+lobby's lock; matches are made here and played at online tables (``online``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import SettingsError
+from ..rules import PRESETS, Settings
+from .config import ServerConfig
+from .conn import Conn
+from .db import Store
+from .limits import KeyedLimiter
+from .players import LEVELS
+from .protocol import TableError, error_message, request_of
+from .table import Table
+from .tables import Tables, TooManyTables
+
+log = logging.getLogger("canasta.server")
+
+#: the quick-match games: classic four-player partnership, or two players
+QUICK_PRESETS = ("classic", "two-player")
+QUICK_TARGETS = (5000, 2500)
+#: room codes: no 0/O, 1/I/L to misread
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+#: lobby sockets one session may hold (tabs)
+SOCKETS_PER_SESSION = 8
+
+
+@dataclass
+class QueueEntry:
+    account: str
+    name: str
+    preset: str
+    target: int
+    joined: float  # epoch seconds
+
+    @property
+    def key(self) -> str:
+        return f"{self.preset}:{self.target}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"preset": self.preset, "target": self.target, "joined_ms": int(self.joined * 1000)}
+
+
+@dataclass
+class Room:
+    code: str
+    host: str
+    preset: str
+    target: int | str
+    #: per seat: {"account", "name"} for a person, {"computer": level}, or None (empty)
+    seats: list[dict[str, Any] | None]
+    expires: float  # epoch seconds
+    created: float = field(default_factory=time.time)
+
+    def members(self) -> list[str]:
+        return [s["account"] for s in self.seats if s and "account" in s]
+
+    def seat_of(self, account: str) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s and s.get("account") == account:
+                return i
+        return None
+
+    def to_json(self, viewer: str) -> dict[str, Any]:
+        seats = []
+        for s in self.seats:
+            if s is None:
+                seats.append(None)
+            elif "computer" in s:
+                seats.append({"kind": "computer", "level": s["computer"]})
+            else:
+                seats.append({
+                    "kind": "human",
+                    "name": s["name"],
+                    "host": s["account"] == self.host,
+                    "you": s["account"] == viewer,
+                })
+        return {
+            "code": self.code,
+            "preset": self.preset,
+            "target": self.target,
+            "players": len(self.seats),
+            "seats": seats,
+            "host": self.host == viewer,
+            "expires_ms": int(self.expires * 1000),
+            "full": all(s is not None for s in self.seats),
+        }
+
+
+def _settings(preset: Any, target: Any) -> Settings:
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise TableError("bad_preset", f"preset is one of {', '.join(PRESETS)}")
+    try:
+        return Settings.preset(preset, target=target)
+    except SettingsError as e:
+        raise TableError(e.code, e.message) from e
+    except (TypeError, ValueError) as e:
+        raise TableError("bad_rules", str(e)[:200]) from e
+
+
+class Lobby:
+    """The queue, the rooms and the live list of one server process."""
+
+    def __init__(self, store: Store, tables: Tables, config: ServerConfig) -> None:
+        self.store = store
+        self.tables = tables
+        self.config = config
+        self.lock = asyncio.Lock()
+        self.conns: dict[str, set[Conn]] = {}
+        self.names: dict[str, str] = {}
+        self.queue: dict[str, QueueEntry] = {}
+        self.rooms: dict[str, Room] = {}
+        self.actions = KeyedLimiter(config.lobby_actions_per_minute)
+        self._grace: dict[str, asyncio.TimerHandle] = {}
+        self._queue_dirty = False
+        self._live_dirty = True
+        self._live: list[dict[str, Any]] = []
+        self._task: asyncio.Task[None] | None = None
+        tables.on_online_change = lambda table: self._mark_live()
+
+    # ------------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        """Load the saved queue and rooms and every online match in play."""
+        for value in await self.store.lobby_entries("queue"):
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                entry = QueueEntry(**value)
+                self.queue[entry.account] = entry
+        for value in await self.store.lobby_entries("room"):
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                room = Room(**value)
+                self.rooms[room.code] = room
+        loaded = await self.tables.load_online()
+        if loaded:
+            log.info("lobby: %d online matches in play loaded", loaded)
+        for account in self.queue:  # nobody is connected yet: each gets the grace period
+            self._start_grace(account)
+        self._task = asyncio.get_running_loop().create_task(self._tick_forever(), name="lobby")
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for handle in self._grace.values():
+            handle.cancel()
+        for conns in self.conns.values():
+            for conn in conns:
+                conn.close()
+
+    def has_room_for(self, account: str) -> bool:
+        return len(self.conns.get(account, ())) < SOCKETS_PER_SESSION
+
+    async def join(self, conn: Conn, name: str) -> None:
+        assert conn.account is not None
+        account = conn.account
+        async with self.lock:
+            self.conns.setdefault(account, set()).add(conn)
+            self.names[account] = name
+            handle = self._grace.pop(account, None)
+            if handle is not None:
+                handle.cancel()
+            conn.send(self._snapshot(account))
+
+    async def leave(self, conn: Conn) -> None:
+        assert conn.account is not None
+        account = conn.account
+        async with self.lock:
+            mine = self.conns.get(account)
+            if mine is not None:
+                mine.discard(conn)
+                if not mine:
+                    del self.conns[account]
+                    if account in self.queue:
+                        self._start_grace(account)
+
+    def rename(self, account: str, name: str) -> None:
+        """A new display name: used for matches made from now on."""
+        self.names[account] = name
+        entry = self.queue.get(account)
+        if entry is not None:
+            entry.name = name
+
+    # ------------------------------------------------------------------ messages
+
+    async def handle(self, conn: Conn, raw: str | bytes) -> None:
+        """One message of a lobby socket; errors are answered on that socket."""
+        request: int | str | None = None
+        try:
+            try:
+                msg = json.loads(raw)
+            except (ValueError, RecursionError) as e:
+                raise TableError("bad_message", "a message must be a JSON object") from e
+            if not isinstance(msg, dict):
+                raise TableError("bad_message", "a message must be a JSON object")
+            request = request_of(msg)
+            kind = msg.get("type")
+            handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+            if handler is None:
+                raise TableError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+            assert conn.account is not None
+            if kind != "sync" and not self.actions.allow(conn.account):
+                raise TableError("rate_limited", "too many lobby requests: wait a moment")
+            if kind != "sync" and not self.store.writable:
+                raise TableError("storage_unavailable", "the server cannot save right now")
+            async with self.lock:
+                reply = await handler(self, conn.account, msg)
+            if reply is not None:
+                if request is not None:
+                    reply["request"] = request
+                conn.send(reply)
+        except TableError as e:
+            out = error_message(e.code, e.message, details=e.details)
+            if request is not None:
+                out["request"] = request
+            conn.send(out)
+        except TooManyTables as e:
+            out = error_message(e.code, e.message)
+            if request is not None:
+                out["request"] = request
+            conn.send(out)
+        except Exception:
+            log.exception("lobby: error while handling a message")
+            out = error_message("internal_error", "the server could not handle this message")
+            if request is not None:
+                out["request"] = request
+            conn.send(out)
+
+    def _send(self, account: str, message: dict[str, Any]) -> None:
+        for conn in self.conns.get(account, ()):
+            conn.send(dict(message))
+
+    def _current_match(self, account: str) -> str | None:
+        """The online match in play this account has a seat at (to return to it)."""
+        for table in self.tables.online_tables():
+            if table.status != "match_over" and table.seat_of(account) is not None:
+                return table.id
+        return None
+
+    def _snapshot(self, account: str) -> dict[str, Any]:
+        entry = self.queue.get(account)
+        room = self._room_of(account)
+        return {
+            "type": "lobby",
+            "queue": self._counts(),
+            "mine": None if entry is None else entry.to_json(),
+            "room": None if room is None else room.to_json(account),
+            "live": self._live,
+            "current": self._current_match(account),
+            "now_ms": int(time.time() * 1000),
+        }
+
+    def _counts(self) -> dict[str, int]:
+        counts = {f"{p}:{t}": 0 for p in QUICK_PRESETS for t in QUICK_TARGETS}
+        for entry in self.queue.values():
+            counts[entry.key] = counts.get(entry.key, 0) + 1
+        return counts
+
+    def _room_of(self, account: str) -> Room | None:
+        for room in self.rooms.values():
+            if room.seat_of(account) is not None:
+                return room
+        return None
+
+    def _busy(self, account: str, *, room_ok: bool = False) -> None:
+        """Refuse a second queue entry or room while the account is in one, or in a match."""
+        if account in self.queue:
+            raise TableError("already_queued", "you are already waiting for a match: cancel it first")
+        if not room_ok and self._room_of(account) is not None:
+            raise TableError("in_room", "you are in a private room: leave it first")
+        current = self._current_match(account)
+        if current is not None:
+            raise TableError(
+                "in_match", "you are playing a match: return to it", details={"table": current}
+            )
+
+    # ---- the queue
+
+    async def _queue_join(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        preset, target = msg.get("preset"), msg.get("target")
+        if preset not in QUICK_PRESETS:
+            raise TableError("bad_preset", f"quick match is one of {', '.join(QUICK_PRESETS)}")
+        if target not in QUICK_TARGETS or type(target) is not int:
+            raise TableError("bad_target", "target is 5000 or 2500")
+        self._busy(account)
+        entry = QueueEntry(account, self.names.get(account, "Guest"), preset, target, time.time())
+        await self.store.put_lobby_entry("queue", account, asdict(entry))
+        self.queue[account] = entry
+        self._queue_dirty = True
+        self._send(account, {"type": "queued", "mine": entry.to_json()})
+        await self._match(entry.preset, entry.target)
+        return None
+
+    async def _queue_leave(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        if account not in self.queue:
+            raise TableError("not_queued", "you are not waiting for a match")
+        await self._drop_entries([account])
+        self._send(account, {"type": "queued", "mine": None})
+        return None
+
+    async def _drop_entries(self, accounts: list[str]) -> None:
+        await self.store.delete_lobby_entries("queue", accounts)
+        for account in accounts:
+            self.queue.pop(account, None)
+            handle = self._grace.pop(account, None)
+            if handle is not None:
+                handle.cancel()
+        self._queue_dirty = True
+
+    async def _match(self, preset: str, target: int) -> None:
+        """Start a match when enough players wait for the same game (oldest first)."""
+        settings = Settings.preset(preset, target=target)
+        waiting = sorted(
+            (e for e in self.queue.values() if e.preset == preset and e.target == target),
+            key=lambda e: e.joined,
+        )
+        n = settings.players
+        while len(waiting) >= n:
+            group, waiting = waiting[:n], waiting[n:]
+            random.SystemRandom().shuffle(group)  # seats and partnerships at random
+            players: list[tuple[str, str] | None] = [(e.account, e.name) for e in group]
+            table = await self.tables.create_online(settings, players, public=True)
+            await self._drop_entries([e.account for e in group])
+            for e in group:
+                self._send(e.account, {"type": "match", "table": table.id})
+            self._mark_live()
+
+    def _start_grace(self, account: str) -> None:
+        old = self._grace.pop(account, None)
+        if old is not None:
+            old.cancel()
+        self._grace[account] = asyncio.get_running_loop().call_later(
+            self.config.queue_grace_seconds,
+            lambda: asyncio.ensure_future(self._expire_entry(account)),
+        )
+
+    async def _expire_entry(self, account: str) -> None:
+        async with self.lock:
+            self._grace.pop(account, None)
+            if account in self.queue and not self.conns.get(account):
+                with contextlib.suppress(Exception):
+                    await self._drop_entries([account])
+
+    # ---- rooms
+
+    async def _save_room(self, room: Room) -> None:
+        await self.store.put_lobby_entry("room", room.code, asdict(room))
+
+    def _room_changed(self, room: Room) -> None:
+        for account in room.members():
+            self._send(account, {"type": "room", "room": room.to_json(account)})
+
+    async def _close_room(self, room: Room, reason: str) -> None:
+        await self.store.delete_lobby_entries("room", [room.code])
+        self.rooms.pop(room.code, None)
+        for account in room.members():
+            self._send(account, {"type": "room", "room": None, "closed": reason})
+
+    def _my_room(self, account: str) -> Room:
+        room = self._room_of(account)
+        if room is None:
+            raise TableError("not_in_room", "you are not in a private room")
+        return room
+
+    def _hosted(self, account: str) -> Room:
+        room = self._my_room(account)
+        if room.host != account:
+            raise TableError("not_host", "only the room's host may do this")
+        return room
+
+    def _seat_index(self, room: Room, value: Any) -> int:
+        if type(value) is not int or not 0 <= value < len(room.seats):
+            raise TableError("bad_seat", f"seat is 0..{len(room.seats) - 1}")
+        return value
+
+    async def _room_create(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        settings = _settings(msg.get("preset", "classic"), msg.get("target", 5000))
+        self._busy(account)
+        if len(self.rooms) >= self.config.rooms:
+            raise TableError("server_full", "no room for another private room: try again later")
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        while code in self.rooms:  # pragma: no cover - 31**6 codes
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        seats: list[dict[str, Any] | None] = [None] * settings.players
+        seats[0] = {"account": account, "name": self.names.get(account, "Guest")}
+        room = Room(
+            code=code,
+            host=account,
+            preset=str(msg.get("preset", "classic")),
+            target=settings.target,
+            seats=seats,
+            expires=time.time() + self.config.room_seconds,
+        )
+        await self._save_room(room)
+        self.rooms[code] = room
+        self._room_changed(room)
+        return None
+
+    async def _room_join(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        code = msg.get("code")
+        if not isinstance(code, str):
+            raise TableError("bad_code", "code is the room's six-character code")
+        code = code.strip().upper()
+        room = self.rooms.get(code)
+        if room is None or room.expires < time.time():
+            raise TableError("room_not_found", "no open room has this code")
+        if room.seat_of(account) is not None:
+            self._room_changed(room)
+            return None
+        self._busy(account)
+        free = [i for i, s in enumerate(room.seats) if s is None]
+        if not free:
+            raise TableError("room_full", "this room is full")
+        room.seats[free[0]] = {"account": account, "name": self.names.get(account, "Guest")}
+        room.expires = time.time() + self.config.room_seconds
+        await self._save_room(room)
+        self._room_changed(room)
+        return None
+
+    async def _room_leave(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        room = self._my_room(account)
+        if room.host == account:
+            await self._close_room(room, "host_left")
+            return None
+        seat = room.seat_of(account)
+        assert seat is not None
+        room.seats[seat] = None
+        await self._save_room(room)
+        self._send(account, {"type": "room", "room": None, "closed": "left"})
+        self._room_changed(room)
+        return None
+
+    async def _room_move(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """The host swaps two seats (an empty one included): this is how partners are chosen."""
+        room = self._hosted(account)
+        a = self._seat_index(room, msg.get("from"))
+        b = self._seat_index(room, msg.get("to"))
+        room.seats[a], room.seats[b] = room.seats[b], room.seats[a]
+        await self._save_room(room)
+        self._room_changed(room)
+        return None
+
+    async def _room_bot(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        room = self._hosted(account)
+        seat = self._seat_index(room, msg.get("seat"))
+        level = msg.get("level", "normal")
+        if level not in LEVELS:
+            raise TableError("bad_level", f"level is one of {', '.join(LEVELS)}")
+        if room.seats[seat] is not None:
+            raise TableError("seat_taken", "that seat is taken")
+        room.seats[seat] = {"computer": level}
+        await self._save_room(room)
+        self._room_changed(room)
+        return None
+
+    async def _room_clear(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """The host empties a seat: a computer player, or a person (who is told)."""
+        room = self._hosted(account)
+        seat = self._seat_index(room, msg.get("seat"))
+        held = room.seats[seat]
+        if held is None:
+            raise TableError("seat_empty", "that seat is empty")
+        if held.get("account") == account:
+            raise TableError("seat_is_host", "the host keeps a seat: leave the room instead")
+        room.seats[seat] = None
+        await self._save_room(room)
+        if "account" in held:
+            self._send(held["account"], {"type": "room", "room": None, "closed": "removed"})
+        self._room_changed(room)
+        return None
+
+    async def _room_start(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        room = self._hosted(account)
+        if any(s is None for s in room.seats):
+            raise TableError("room_not_full", "fill every seat (people or computer players) first")
+        settings = Settings.preset(room.preset, target=room.target)
+        players: list[tuple[str, str] | None] = []
+        levels: list[str | None] = []
+        for s in room.seats:
+            assert s is not None
+            if "computer" in s:
+                players.append(None)
+                levels.append(s["computer"])
+            else:
+                players.append((s["account"], s["name"]))
+                levels.append(None)
+        table = await self.tables.create_online(
+            settings, players, public=False, room=room.code, levels=levels
+        )
+        members = room.members()
+        await self.store.delete_lobby_entries("room", [room.code])
+        self.rooms.pop(room.code, None)
+        for member in members:
+            self._send(member, {"type": "match", "table": table.id})
+        return None
+
+    async def _sync(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
+        return self._snapshot(account)
+
+    # ------------------------------------------------------------------ pushes
+
+    def _mark_live(self) -> None:
+        self._live_dirty = True
+
+    def _live_list(self) -> list[dict[str, Any]]:
+        out = []
+        for table in self.tables.online_tables():
+            on = table.online
+            if not on["public"] or table.status == "match_over":
+                continue
+            g = table.game
+            out.append({
+                "table": table.id,
+                "preset": g.settings.name,
+                "players": len(table.seats),
+                "target": g.settings.target,
+                "names": [s.name for s in table.seats],
+                "teams": list(g.state.team_of),
+                "scores": list(g.scores),
+                "hand_number": g.hand_number,
+                "spectators": sum(1 for c in table.conns if not c.owner),
+            })
+        out.sort(key=lambda m: -m["spectators"])
+        return out[:50]
+
+    async def tick(self) -> None:
+        """Send what changed (at most once a period) and close expired rooms."""
+        async with self.lock:
+            now = time.time()
+            for room in [r for r in self.rooms.values() if r.expires < now]:
+                await self._close_room(room, "expired")
+            if self._live_dirty:
+                self._live_dirty = False
+                live = self._live_list()
+                if live != self._live:
+                    self._live = live
+                    self._broadcast({"type": "live", "live": live})
+            if self._queue_dirty:
+                self._queue_dirty = False
+                self._broadcast({"type": "queue", "queue": self._counts()})
+
+    def _broadcast(self, message: dict[str, Any]) -> None:
+        for conns in self.conns.values():
+            for conn in conns:
+                conn.send(dict(message))
+
+    async def _tick_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.live_list_seconds)
+            try:
+                await self.tick()
+            except Exception:  # pragma: no cover - keep ticking
+                log.exception("lobby tick failed")
+
+
+_HANDLERS = {
+    "queue_join": Lobby._queue_join,
+    "queue_leave": Lobby._queue_leave,
+    "room_create": Lobby._room_create,
+    "room_join": Lobby._room_join,
+    "room_leave": Lobby._room_leave,
+    "room_move": Lobby._room_move,
+    "room_bot": Lobby._room_bot,
+    "room_clear": Lobby._room_clear,
+    "room_start": Lobby._room_start,
+    "sync": Lobby._sync,
+}
+
+__all__ = ["Lobby", "QueueEntry", "Room", "Table"]

@@ -1,0 +1,34 @@
+"""The lobby's lasting state: quick-match queue entries and private rooms survive a restart.
+
+Revision ID: 0005
+Revises: 0004
+Create Date: 2026-12-01
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0005"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "lobby_entries",
+        sa.Column("key", sa.String(80), primary_key=True),
+        sa.Column("kind", sa.String(16), nullable=False),
+        sa.Column("value", sa.JSON(), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_lobby_entries_kind", "lobby_entries", ["kind"])
+    op.create_index("ix_tables_mode_status", "tables", ["mode", "status"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_tables_mode_status", "tables")
+    op.drop_index("ix_lobby_entries_kind", "lobby_entries")
+    op.drop_table("lobby_entries")
