@@ -4,7 +4,7 @@ import { loadLanguages, setLanguage, t, translateDom } from "./i18n.js";
 import { api, TableSocket } from "./net.js";
 import { setSound, play } from "./sound.js";
 import {
-  renderTable, mySeat, teamName, planAction, selectionTargets, remapIndexes, plannedIdx, canAct, errorText,
+  renderTable, setSender, mySeat, teamName, planAction, selectionTargets, remapIndexes, plannedIdx, canAct, errorText,
   moveSentence, rankFromKey, seatName as seatNameOf,
 } from "./table.js";
 import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
@@ -13,6 +13,7 @@ import { animateEvent } from "./animate.js";
 import { handOverlay, handoffOverlay, closeOverlay, overlayKind, takeReturnFocus, trapTab } from "./overlays.js";
 import { focusKey, focusFirst, announce } from "./focus.js";
 import { rankOf, isWildFace } from "./cards.js";
+import { renderOnline, openLobby, closeLobby, onChat, noteTableClock, isOnline, chatOverlay, leaveOverlay } from "./online.js";
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -34,7 +35,7 @@ function tableOverlays() {
 export function show(screen) {
   const back = screen === "table" && S.screen !== "table";
   S.screen = screen;
-  for (const id of ["start", "table", "rules", "tutorial"]) $(`#${id}`).hidden = id !== screen;
+  for (const id of ["start", "table", "rules", "tutorial", "online"]) $(`#${id}`).hidden = id !== screen;
   document.body.dataset.screen = screen;
   if (back) tableOverlays();
   redraw();
@@ -90,6 +91,7 @@ function redrawInner() {
   else if (S.screen === "table") renderTable($("#table"), actions);
   else if (S.screen === "rules") renderRules($("#rules"), controller);
   else if (S.screen === "tutorial") renderTutorial($("#tutorial"), controller);
+  else if (S.screen === "online") renderOnline($("#online"), controller);
   const peekBtn = $("#btn-peek-back");
   if (peekBtn) peekBtn.remove();
   if (S.peek && S.screen === "table" && S.view && (S.view.phase === "over" || (S.table && S.table.match && S.table.match.over)) && !overlayKind()) {
@@ -113,6 +115,8 @@ function redrawInner() {
   else if (kind === "handoff") handoffOverlay(controller);
   else if (kind === "help") openHelp(controller);
   else if (kind === "stats") openStats(controller, false);
+  else if (kind === "chat") chatOverlay(controller);
+  else if (kind === "leave") leaveOverlay(controller);
 }
 
 function renderScorebar() {
@@ -154,6 +158,8 @@ export function toast(text, kind = "") {
 
 export async function openTable(id) {
   if (S.sock) S.sock.close();
+  closeLobby();
+  if (location.hash !== `#table=${id}`) history.replaceState(null, "", `#table=${encodeURIComponent(id)}`);
   S.tableId = id;
   S.msg = S.view = S.table = null;
   S.selection.clear();
@@ -181,6 +187,11 @@ let speedSent = null;
 
 function onMessage(msg) {
   if (msg.type === "state") onState(msg);
+  else if (msg.type === "chat") {
+    replyTo(msg);
+    const line = onChat(msg);
+    if (line) { announce(line); play("tick"); if (S.screen === "table" && !overlayKind()) redraw(); }
+  }
   else if (msg.type === "validation") {
     replyTo(msg);
     if (S.validationFor !== JSON.stringify(planAction())) return;
@@ -220,6 +231,7 @@ function onMessage(msg) {
 }
 
 let pendingDiscard = null;
+let followRematch = null;
 
 // Requests carry an id the server echoes in its reply (docs/protocol.md): what each reply
 // answers is looked up by it, never guessed from what was sent last.
@@ -245,6 +257,14 @@ function onState(msg) {
   const oldVersion = S.msg ? S.msg.version : -1;
   S.msg = msg;
   S.table = msg.table || {};
+  noteTableClock(msg);
+  const next = S.table.online && S.table.online.next;
+  if (next && S.table.id === S.tableId && followRematch !== S.tableId) {
+    // everyone accepted the rematch: the new match is another table
+    followRematch = S.tableId;
+    toast(t("online.rematch_starting"));
+    setTimeout(() => openTable(next), 600);
+  }
   const [, wantDelay] = SPEEDS[S.prefs.speed] || SPEEDS.normal;
   if (S.table.delay_ms !== undefined && S.table.delay_ms !== wantDelay && speedSent !== wantDelay && S.table.mode === "computer") sendSpeed();
   const v = msg.view;
@@ -492,12 +512,14 @@ const actions = {
     }
   },
   send(action) { clearPlan(); sendAction(action); },
+  chat() { controller.overlay("chat"); },
+  leaveMatch() { controller.overlay("leave"); },
   suggest() {
-    if (!S.sock) return;
+    if (!S.sock || isOnline()) return;
     request("suggest", { type: "suggest", version: version() });
   },
   undo() {
-    if (!S.sock) return;
+    if (!S.sock || isOnline()) return;
     clearPlan();
     request("undo", { type: "undo", version: version() });
   },
@@ -562,11 +584,19 @@ export const controller = {
   },
   peek() { S.peek = true; closeOverlay(); takeReturnFocus(); redraw(); focusFirst("#btn-peek-back"); },
   leaveTable() {
+    const online = isOnline();
     if (S.sock) S.sock.close();
     S.sock = null;
     S.view = S.table = S.msg = null;
     closeOverlay();
-    show("start");
+    if (location.hash.startsWith("#table=")) history.replaceState(null, "", location.pathname);
+    if (online) controller.openOnline(); else show("start");
+  },
+  openOnline(code = null) {
+    if (S.sock) { S.sock.close(); S.sock = null; S.view = S.table = S.msg = null; }
+    closeOverlay();
+    openLobby(controller, code);
+    show("online");
   },
 };
 
@@ -617,6 +647,8 @@ function onKey(e) {
 function routeFromHash(initial) {
   const hash = location.hash.replace("#", "");
   if (hash === "rules" || hash === "tutorial") show(hash);
+  else if (hash === "online") controller.openOnline();
+  else if (hash.startsWith("room=")) controller.openOnline(decodeURIComponent(hash.slice(5)).replace(/[^A-Za-z0-9]/g, "").slice(0, 6));
   else if (hash.startsWith("table=")) openTable(decodeURIComponent(hash.slice(6)));
   else if (initial) show("start");
 }
@@ -637,6 +669,7 @@ async function main() {
   await startSession();
   try { S.presets = await api("GET", "/api/presets"); } catch { S.presets = null; }
   document.addEventListener("keydown", onKey);
+  setSender((msg) => controller.send(msg));
   document.addEventListener("overlayclosed", () => redraw());
   $("#btn-home").addEventListener("click", () => controller.leaveTable());
   $("#btn-rules").addEventListener("click", () => show("rules"));

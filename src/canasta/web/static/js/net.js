@@ -16,10 +16,10 @@ export async function api(method, path, body) {
   return data;
 }
 
-/** One table connection; reconnects by itself until closed. */
-export class TableSocket {
-  constructor(tableId, onMessage, onStatus) {
-    this.tableId = tableId;
+/** One websocket to the server (a table, the lobby); reconnects by itself until closed. */
+export class Socket {
+  constructor(path, onMessage, onStatus) {
+    this.path = path;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.closed = false;
@@ -31,7 +31,7 @@ export class TableSocket {
   open() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
     // the session cookie identifies this browser; nothing about it goes in the URL
-    const url = `${proto}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}`;
+    const url = `${proto}://${location.host}${this.path}`;
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onopen = () => {
@@ -44,9 +44,9 @@ export class TableSocket {
       try { msg = JSON.parse(e.data); } catch { return; }
       this.onMessage(msg);
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       if (this.closed) return;
-      this.onStatus("closed");
+      this.onStatus("closed", e.code);
       const delay = Math.min(4000, 300 * 2 ** this.retry++);
       setTimeout(() => { if (!this.closed) this.open(); }, delay);
     };
@@ -60,5 +60,13 @@ export class TableSocket {
   close() {
     this.closed = true;
     if (this.ws) this.ws.close();
+  }
+}
+
+/** The socket of one table. */
+export class TableSocket extends Socket {
+  constructor(tableId, onMessage, onStatus) {
+    super(`/ws/tables/${encodeURIComponent(tableId)}`, onMessage, onStatus);
+    this.tableId = tableId;
   }
 }

@@ -183,6 +183,12 @@ export function handOverlay(ctl) {
   const peek = button(t("result.see_table"), () => ctl.peek(), "ghost");
   peek.id = "btn-peek";
   row.append(peek);
+  const on = S.table && S.table.mode === "online" ? S.table.online : null;
+  if (on) {
+    onlineButtons(ctl, body, row, matchOver, on);
+    body.append(row);
+    return;
+  }
   if (matchOver) {
     const win = document.createElement("p");
     win.className = "winner-line";
@@ -204,6 +210,54 @@ export function handOverlay(ctl) {
     row.append(next);
   }
   body.append(row);
+}
+
+/** The end of a hand or match at an online table: ready for the next hand, or a rematch. */
+function onlineButtons(ctl, body, row, matchOver, on) {
+  const me = S.table.seat;
+  const m = S.table.match || {};
+  const status = document.createElement("p");
+  status.className = "muted online-wait";
+  status.id = "online-wait";
+  status.setAttribute("aria-live", "polite");
+  if (matchOver) {
+    const win = document.createElement("p");
+    win.className = "winner-line";
+    const winners = m.winners || [];
+    win.textContent = winners.length > 1 ? t("result.draw") : winners.length ? t("result.winner", { name: teamName(winners[0]) }) : "";
+    body.insertBefore(win, body.firstChild);
+    const seated = on.auto.map((a, i) => a !== "left" && S.table.seats[i].kind === "human");
+    const asked = on.rematch.filter((x, i) => x && seated[i]).length;
+    const humans = seated.filter(Boolean).length;
+    if (me != null && on.auto[me] !== "left") {
+      const again = button(t("online.rematch"), () => ctl.send({ type: "rematch" }), "primary");
+      again.id = "btn-rematch";
+      again.dataset.autofocus = "";
+      again.disabled = !!on.rematch[me] || !!on.next;
+      row.append(again);
+    }
+    if (asked) status.textContent = t("online.rematch_waiting", { n: asked, m: humans });
+  } else if (me != null) {
+    const ready = !!on.ready[me];
+    const next = button(ready ? t("online.waiting_others") : t("result.next_hand"), () => ctl.send({ type: "next_hand" }), "primary");
+    next.id = "btn-next-hand";
+    next.dataset.autofocus = "";
+    next.disabled = ready;
+    row.append(next);
+  }
+  if (!matchOver && on.deadline_ms) {
+    status.textContent = t("online.next_hand_in") + " ";
+    const clock = document.createElement("span");
+    clock.className = "countdown plain";
+    clock.dataset.deadline = on.deadline_ms;
+    clock.dataset.total = 30;
+    const secs = document.createElement("span");
+    secs.className = "secs";
+    clock.append(secs);
+    status.append(clock);
+  }
+  body.append(status);
+  row.append(button(t("online.back_to_lobby"), () => ctl.leaveTable()));
 }
 
 export function handoffOverlay(ctl) {

@@ -222,6 +222,14 @@ export function renderStart(root, ctl) {
   form.append(go);
   root.append(form);
 
+  const online = h("section", "card-panel online-entry");
+  online.append(h("h2", null, t("online.title")));
+  online.append(h("p", "muted", t("online.entry_text")));
+  const play = button(t("online.play_online"), () => { location.hash = "online"; }, "primary");
+  play.id = "btn-online";
+  online.append(play);
+  root.append(online);
+
   const more = h("section", "card-panel more");
   const links = h("div", "links");
   const rules = button(t("start.rules"), () => ctl.show("rules"), "ghost");

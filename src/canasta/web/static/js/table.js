@@ -2,6 +2,7 @@
 // what is legal: this module only shows the view, stages plans and asks the server.
 import { S } from "./store.js";
 import { t } from "./i18n.js";
+import { isOnline, onlineName, seatMarks, countdown, autoBanner, watchLine } from "./online.js";
 import { cardEl, backEl, sortCards, rankOf, rankLabel, MELD_RANKS, isWildFace, cardName, cardShort, cardLabel, cardList } from "./cards.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -19,7 +20,7 @@ export function mySeat() {
   if (!v) return 0;
   if (v.seat != null) return v.seat;
   if (S.table && S.table.seat != null) return S.table.seat;
-  return S.table && S.table.mode === "computer" ? 0 : v.turn;
+  return S.table && (S.table.mode === "computer" || S.table.mode === "online") ? 0 : v.turn;
 }
 
 export function seatName(seat) {
@@ -27,6 +28,7 @@ export function seatName(seat) {
   const n = v ? v.hand_counts.length : 4;
   const mode = S.table ? S.table.mode : "computer";
   if (mode === "local") return t("seat.player", { n: seat + 1 });
+  if (mode === "online" && S.table.seats) return onlineName(seat);
   const me = 0;
   if (seat === me) return t("seat.you");
   if (n === 2) return t("seat.computer");
@@ -40,7 +42,9 @@ function otherSeats() {
   const n = S.view.hand_counts.length;
   const me = mySeat();
   const out = [];
-  for (let k = 1; k < n; k++) out.push((me + k) % n);
+  // a spectator of an online match sees every seat's badge (nobody's hand)
+  const first = isOnline() && S.table.seat == null ? 0 : 1;
+  for (let k = first; k < n; k++) out.push((me + k) % n);
   return out;
 }
 
@@ -127,6 +131,10 @@ export function canAct(type) { return myTurn() && legalOf(type).length > 0; }
 
 // ---- drawing ----------------------------------------------------------------------------
 
+let ctlSend = () => {};
+/** How the table's own controls (the auto-play banner) send a message to the table. */
+export function setSender(fn) { ctlSend = fn; }
+
 export function renderTable(root, actions) {
   const v = S.view;
   root.innerHTML = "";
@@ -179,9 +187,13 @@ function seatBadge(seat) {
   b.dataset.seat = seat;
   if (v.turn === seat && v.phase !== "over") b.classList.add("active");
   if (v.sides[seat] === v.sides[mySeat()]) b.classList.add("ally");
-  const name = h("div", "seat-name", seatName(seat));
+  const name = h("div", "seat-name");
+  name.append(h("span", "seat-label", seatName(seat)));
   const info = S.table && S.table.seats && S.table.seats[seat];
-  if (info && info.kind === "computer" && info.level) name.append(h("small", "level", t(`difficulty.${info.level}`)));
+  if (info && info.kind === "computer" && info.level && !(isOnline() && S.table.online.auto[seat] === "left")) name.append(h("small", "level", t(`difficulty.${info.level}`)));
+  for (const mark of seatMarks(seat)) name.append(mark);
+  const clock = countdown(seat);
+  if (clock) name.append(clock);
   b.append(name);
   const count = v.hand_counts[seat];
   const fan = h("div", "fan");
@@ -324,8 +336,13 @@ function centre(actions) {
   pile.setAttribute("aria-label", named.join(t("cards.sep")));
   pile.addEventListener("click", (e) => { e.stopPropagation(); actions.pileTap(); });
   c.append(pile);
-  // info
+  // info (a spectator has no side: the freeze and minimum hints speak to a side)
   const info = h("div", "pile-info");
+  if (isOnline() && S.table.seat == null) {
+    if (v.pile.frozen.some(Boolean)) info.append(h("div", "tag ice", `❄ ${t("table.frozen")}`));
+    c.append(info);
+    return c;
+  }
   if (frozen) {
     const causes = (v.pile.causes[mySide] || []).map((k) => t(`causes.${k}`)).join(", ");
     info.append(h("div", "tag ice", `❄ ${t("table.frozen")}: ${causes}`));
@@ -355,7 +372,17 @@ function statusLine(me) {
   } else text = t("status.waiting", { name: seatName(v.turn) });
   el.textContent = text;
   if (S.connection !== "open") el.append(h("span", "tag stop", t("status.reconnecting")));
-  const wrap = h("div", "status-wrap" + (v.turn === me && v.hand != null && v.phase !== "over" ? " mine-turn" : ""));
+  const mineTurn = v.turn === me && v.hand != null && v.phase !== "over";
+  if (isOnline()) {
+    const clock = v.hand != null ? countdown(me) : null;
+    if (clock) el.append(" ", clock);
+    const watching = watchLine();
+    if (watching) el.append(" ", watching);
+    for (const mark of v.hand != null ? seatMarks(me).filter((m) => m.classList.contains("bubble")) : []) el.append(" ", mark);
+  }
+  const wrap = h("div", "status-wrap" + (mineTurn ? " mine-turn" : ""));
+  const banner = autoBanner((msg) => ctlSend(msg));
+  if (banner) wrap.append(banner);
   wrap.append(el);
   const last = lastMove();
   if (last) {
@@ -516,7 +543,7 @@ function handRow(actions) {
   wrap.setAttribute("role", "toolbar");
   wrap.setAttribute("aria-label", t("table.your_hand", { n: v.hand ? v.hand.length : 0 }));
   if (v.hand == null) {
-    wrap.append(h("p", "hidden-hand", t("table.hand_hidden")));
+    wrap.append(h("p", "hidden-hand", isOnline() ? t("online.watching_hint") : t("table.hand_hidden")));
     return wrap;
   }
   const planned = plannedIdx();
@@ -582,6 +609,7 @@ function btn(id, label, key, onClick, enabled, extra = "") {
 function buttonRow(actions) {
   const v = S.view;
   const row = h("div", "buttons");
+  if (isOnline() && S.table.seat == null) return row;  // a spectator only watches
   const mine = myTurn();
   const draw = v.phase === "draw";
   const play = v.phase === "play";
@@ -596,6 +624,15 @@ function buttonRow(actions) {
     if (a.type === "ask") row.append(btn("btn-ask", t("actions.ask"), null, () => actions.send(a), true));
     if (a.type === "answer") row.append(btn(a.yes ? "btn-yes" : "btn-no", a.yes ? t("actions.yes") : t("actions.no"), null, () => actions.send(a), true));
     if (a.type === "decline") row.append(btn("btn-decline", t("actions.decline"), null, () => actions.send(a), true));
+  }
+  if (isOnline()) {
+    // R15: no undo online, and no suggestions against people
+    row.append(btn("btn-sort", S.prefs.sort === "rank" ? t("actions.sort_suit") : t("actions.sort_rank"), "S", actions.sort, v.hand != null, "ghost"));
+    if (S.table.seat != null) {
+      row.append(btn("btn-chat", t("online.chat_button"), null, actions.chat, true, "ghost"));
+      row.append(btn("btn-leave-match", t("online.leave_match"), null, actions.leaveMatch, !(S.table.match && S.table.match.over), "ghost"));
+    }
+    return row;
   }
   row.append(btn("btn-suggest", t("actions.suggest"), null, actions.suggest, mine, "ghost"));
   row.append(btn("btn-undo", t("actions.undo"), "U", actions.undo, !!(S.table && S.table.can_undo), "ghost"));
