@@ -32,10 +32,12 @@ CHROMIUM_ARGS = [
 ]
 
 SERVER_CODE = """
-import sys, uvicorn
+import json, sys, uvicorn
 from canasta.server import ServerConfig, create_app
-# known deals (seeds) for the tests, and computer seats as fast as the page asks
-config = ServerConfig(allow_seeds=True, min_bot_delay_ms=0)
+# known deals (seeds) for the tests, and computer seats as fast as the page asks; a test may
+# set more (online clocks) as JSON
+extra = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
+config = ServerConfig(allow_seeds=True, min_bot_delay_ms=0, **extra)
 uvicorn.run(create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config),
             host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
 """
@@ -63,10 +65,17 @@ def free_port() -> int:
 class Server:
     """``canasta.server.create_app`` served by uvicorn in a child process; restartable."""
 
-    def __init__(self, db_path: Path, port: int | None = None, delay_ms: int = 0) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        port: int | None = None,
+        delay_ms: int = 0,
+        config: dict[str, Any] | None = None,
+    ) -> None:
         self.db_url = f"sqlite:///{db_path}"
         self.port = port or free_port()
         self.delay_ms = delay_ms
+        self.config = config or {}
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -75,7 +84,15 @@ class Server:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", SERVER_CODE, self.db_url, str(self.port), str(self.delay_ms)],
+            [
+                sys.executable,
+                "-c",
+                SERVER_CODE,
+                self.db_url,
+                str(self.port),
+                str(self.delay_ms),
+                json.dumps(self.config),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )

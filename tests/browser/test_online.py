@@ -1,0 +1,222 @@
+"""Online play through the pages: several browser contexts (separate sessions) at one server."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import Server
+from tests.browser.helpers import play_simple_turn
+
+ONLINE = {
+    "move_seconds": 120.0,
+    "grace_seconds": 60.0,
+    "hand_break_seconds": 120.0,
+    "online_bot_delay_ms": 0,
+    "live_list_seconds": 0.2,
+}
+
+
+@pytest.fixture
+def online_server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "canasta.db", config=ONLINE)
+    s.start()
+    yield s
+    s.stop()
+
+
+def contexts(browser: Any, n: int, *, lang: str = "en") -> list[Any]:
+    """``n`` browsers: separate contexts, each with its own cookie jar (its own session)."""
+    pages = []
+    for i in range(n):
+        ctx = browser.new_context(bypass_csp=True, viewport={"width": 1100, "height": 800} if i % 2 else {"width": 390, "height": 844})
+        ctx.add_init_script(
+            "try { if (!sessionStorage.getItem('prefs-set')) {"
+            f" localStorage.setItem('canasta.prefs', JSON.stringify({{speed: 'off', lang: '{lang}'}}));"
+            " sessionStorage.setItem('prefs-set', '1'); } } catch (e) {}"
+        )
+        page = ctx.new_page()
+        page.errors = []  # type: ignore[attr-defined]
+        page.on("pageerror", lambda e, p=page: p.errors.append(str(e)))
+        pages.append(page)
+    return pages
+
+
+def open_lobby(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body.ready")
+    page.click("#btn-online")
+    page.wait_for_selector("#btn-find-match:not([disabled])")
+
+
+def quick_match(pages: list[Any], url: str, preset: str) -> str:
+    for page in pages:
+        open_lobby(page, url)
+        if preset != "classic":
+            page.click(f"#quick-preset [data-value='{preset}']")
+        page.click("#btn-find-match")
+        page.wait_for_selector("#queue-waiting")
+    for page in pages:
+        page.wait_for_selector("#table .seats", timeout=20_000)
+    ids = {page.evaluate("location.hash") for page in pages}
+    assert len(ids) == 1, ids
+    return ids.pop().removeprefix("#table=")
+
+
+def play_hand_through_pages(pages: list[Any], limit: int = 2000) -> None:
+    """Every player draws and discards from their own page until the hand ends."""
+    for _ in range(limit):
+        if any(p.evaluate("document.body.dataset.overlay || ''") in ("hand", "match") for p in pages):
+            return
+        acted = False
+        for page in pages:
+            if page.get_attribute("#table", "data-my-turn") == "yes":
+                play_simple_turn(page)
+                acted = True
+                break
+        if not acted:
+            pages[0].wait_for_timeout(50)
+    raise AssertionError("the hand did not end")
+
+
+def seat_labels(page: Any) -> list[str]:
+    return list(page.eval_on_selector_all("#table .seat .seat-label", "els => els.map(e => e.textContent)"))
+
+
+def test_four_players_quick_match_play_a_classic_hand_to_the_score_screen(browser, online_server):
+    pages = contexts(browser, 4)
+    names = ["Ann", "Bo", "Cy", "Di"]
+    for page, name in zip(pages, names, strict=True):
+        open_lobby(page, online_server.url)
+        page.click("#btn-edit-name")
+        page.fill("#name-input", name)
+        page.click("#btn-save-name")
+        page.wait_for_selector(f"#online-you .you-name:text('{name}')")
+    # three wait: the count and the elapsed time are shown, then the fourth fills the table
+    for page in pages[:3]:
+        page.click("#btn-find-match")
+        page.wait_for_selector("#queue-waiting")
+    pages[2].wait_for_function("() => document.querySelector('#queue-count').textContent.startsWith('3 of 4')")
+    pages[0].wait_for_function("() => document.querySelector('#queue-elapsed').textContent !== '0:00'", timeout=5000)
+    pages[3].click("#btn-find-match")
+    for page in pages:
+        page.wait_for_selector("#table .seats", timeout=20_000)
+    # each page shows the three others by name, itself as "You", nobody's hand but its own
+    for page, name in zip(pages, names, strict=True):
+        labels = seat_labels(page)
+        assert len(labels) == 3 and name not in labels
+        assert set(labels) <= set(names)
+        assert page.locator("#hand .card").count() == 11
+        assert page.locator("#btn-undo").count() == 0 and page.locator("#btn-suggest").count() == 0
+    play_hand_through_pages(pages)
+    for page in pages:
+        page.wait_for_selector("#overlay .breakdown")
+        assert page.locator("#btn-next-hand").count() == 1
+        assert not page.errors, page.errors
+
+
+def test_two_players_quick_match_and_a_spectator(browser, online_server):
+    a, b, watcher = contexts(browser, 3)
+    table = quick_match([a, b], online_server.url, "two-player")
+    open_lobby(watcher, online_server.url)
+    watcher.wait_for_selector(f"[data-watch='{table}']", timeout=10_000)
+    watcher.click(f"[data-watch='{table}']")
+    watcher.wait_for_selector("#table .seats")
+    assert watcher.locator("#hand .card").count() == 0  # spectators never see a hand
+    assert watcher.locator("#table .seat").count() == 2
+    assert watcher.locator(".tag.watching").count() == 1
+    a.wait_for_selector(".tag:text('1 watching')")
+    # quick chat reaches the other player and the spectator, in their language
+    a.click("#btn-chat")
+    a.click("#overlay [data-phrase='good_luck']")
+    b.wait_for_selector(".bubble[data-phrase='good_luck']")
+    watcher.wait_for_selector(".bubble:text('Good luck!')")
+    play_hand_through_pages([a, b])
+    for page in (a, b):
+        page.wait_for_selector("#overlay .breakdown")
+    for page in (a, b, watcher):
+        assert not page.errors, page.errors
+
+
+def test_private_room_by_code_and_link_with_partners_and_a_computer(browser, online_server):
+    host, friend, other = contexts(browser, 3)
+    open_lobby(host, online_server.url)
+    host_name = host.inner_text("#online-you .you-name")
+    host.click("#btn-create-room")
+    host.wait_for_selector("#room-code-value")
+    code = host.inner_text("#room-code-value")
+    assert re.fullmatch(r"[A-Z2-9]{6}", code)
+    link = host.input_value("#room-link")
+    assert link.endswith(f"/#room={code}")
+    # a friend joins by typing the code (lower case), another by opening the link
+    open_lobby(friend, online_server.url)
+    friend_name = friend.inner_text("#online-you .you-name")
+    friend.fill("#room-code", code.lower())
+    friend.click("#btn-join-room")
+    friend.wait_for_selector("#room")
+    other.goto(link)
+    other.wait_for_selector("#room")
+    host.wait_for_function("() => document.querySelectorAll('#room-seats .who b').length === 3")
+    assert host.is_disabled("#btn-room-start")  # one seat is still empty
+    assert friend.locator("#btn-room-start").count() == 0  # only the host starts
+    # the host takes the friend as partner: seat 2 (friend) moves to seat 3 (across)
+    host.click("#room-seats [data-move='1']")
+    host.click("#room-seats [data-swap='2']")
+    friend.wait_for_selector("#room-seats [data-seat='2'] .tag:text('you')")
+    # the empty seat gets a computer player, and the host starts
+    host.click("#room-seats [data-bot='3']")
+    host.wait_for_selector("#btn-room-start:not([disabled])")
+    host.click("#btn-room-start")
+    for page in (host, friend, other):
+        page.wait_for_selector("#table .seats", timeout=20_000)
+    # the friend sits across from the host (the others are drawn left, across, right)
+    assert seat_labels(host)[1] == friend_name
+    assert seat_labels(host)[2] == "Computer 4"
+    assert seat_labels(friend)[1] == host_name
+    for page in (host, friend, other):
+        assert not page.errors, page.errors
+
+
+def test_the_move_timer_plays_for_an_absent_player_until_they_are_back(browser, tmp_path):
+    server = Server(tmp_path / "canasta.db", config={**ONLINE, "move_seconds": 3.0})
+    server.start()
+    try:
+        a, b = contexts(browser, 2)
+        quick_match([a, b], server.url, "two-player")
+        # whoever must act does nothing: the server draws and discards, auto-play starts
+        idle = a if a.get_attribute("#table", "data-my-turn") == "yes" else b
+        idle.wait_for_selector("#table .countdown")
+        idle.wait_for_selector("#auto-banner", timeout=15_000)
+        other = b if idle is a else a
+        other.wait_for_selector(".seat .tag.auto", timeout=5000)
+        idle.click("#btn-back")
+        idle.wait_for_selector("#auto-banner", state="detached", timeout=10_000)
+        other.wait_for_selector(".seat .tag.auto", state="detached", timeout=10_000)
+        for page in (a, b):
+            assert not page.errors, page.errors
+    finally:
+        server.stop()
+
+
+def test_a_server_restart_mid_match_loses_nothing_and_the_pages_reconnect(browser, online_server):
+    a, b = contexts(browser, 2)
+    quick_match([a, b], online_server.url, "two-player")
+    mover = a if a.get_attribute("#table", "data-my-turn") == "yes" else b
+    play_simple_turn(mover)
+    before = [p.get_attribute("#table", "data-version") for p in (a, b)]
+    hands = [p.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") for p in (a, b)]
+    online_server.stop()
+    a.wait_for_selector(".status .tag.stop")  # "reconnecting…"
+    online_server.start()
+    for page, version, hand in zip((a, b), before, hands, strict=True):
+        page.wait_for_selector(".status .tag.stop", state="detached", timeout=20_000)
+        assert page.get_attribute("#table", "data-version") == version
+        assert page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") == hand
+    nxt = a if a.get_attribute("#table", "data-my-turn") == "yes" else b
+    play_simple_turn(nxt)  # the match goes on
+    for page in (a, b):
+        assert not page.errors, page.errors
