@@ -127,6 +127,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         secure_cookies=args.secure_cookies,
         metrics=args.metrics,
         forwarded_allow_ips=args.forwarded_allow_ips,
+        move_seconds=args.move_seconds,
     )
     return 0
 
@@ -153,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--secure-cookies", action="store_true", help="mark the session cookie Secure (serving over HTTPS behind a proxy)")
     s.add_argument("--metrics", choices=("loopback", "on", "off"), default="loopback", help="who may read /metrics (default: this machine only)")
     s.add_argument("--forwarded-allow-ips", metavar="IPS", help="trust X-Forwarded-For/-Proto from these proxy addresses (comma-separated)")
+    s.add_argument("--move-seconds", type=float, default=40.0, metavar="S", help="seconds for each decision at online tables before the server plays for the player (default: 40)")
     s.set_defaults(func=cmd_serve)
     sub.add_parser("arena", help="pit computer players against each other on duplicate deals", add_help=False)
     from . import tui

@@ -26,6 +26,7 @@ def run(
     secure_cookies: bool = False,
     metrics: str = "loopback",
     forwarded_allow_ips: str | None = None,
+    move_seconds: float = 40.0,
 ) -> None:
     """Serve the web app with uvicorn and print its URL.
 
@@ -46,6 +47,7 @@ def run(
         api_docs=api_docs,
         secure_cookies=secure_cookies,
         metrics=metrics,
+        move_seconds=move_seconds,
     )
     if access_log:
         handler = logging.StreamHandler(sys.stderr)

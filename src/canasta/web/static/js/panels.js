@@ -316,6 +316,7 @@ export function renderSettingsPanel(ctl) {
 // ---- stats --------------------------------------------------------------------------------
 
 let statsData = null;
+let onlineStats = null;   // online matches are counted apart (GET /api/stats?scope=online)
 let confirmReset = false;
 
 export async function openStats(ctl, refresh = true) {
@@ -324,6 +325,7 @@ export async function openStats(ctl, refresh = true) {
     confirmReset = false;
     drawStats(ctl);
     try { statsData = await api("GET", "/api/stats"); } catch { statsData = {}; }
+    try { onlineStats = await api("GET", "/api/stats?scope=online"); } catch { onlineStats = null; }
   }
   drawStats(ctl);
 }
@@ -333,14 +335,23 @@ function drawStats(ctl) {
   if (document.body.dataset.overlay !== "stats") return;
   const body = dialog("stats", t("stats.title"));
   if (!statsData) { body.append(h("p", "muted", t("common.loading"))); return; }
-  const dl = h("dl", "stats");
-  for (const key of ["played", "won", "best_hand", "canastas", "streak", "best_streak"]) {
-    const row = h("div", "stat");
-    row.append(h("dt", null, t(`stats.${key}`)), h("dd", null, String(statsData[key] ?? 0)));
-    row.dataset.stat = key;
-    dl.append(row);
+  const figures = (data, scope) => {
+    const dl = h("dl", "stats");
+    dl.dataset.scope = scope;
+    for (const key of ["played", "won", "best_hand", "canastas", "streak", "best_streak"]) {
+      const row = h("div", "stat");
+      row.append(h("dt", null, t(`stats.${key}`)), h("dd", null, String(data[key] ?? 0)));
+      row.dataset.stat = key;
+      dl.append(row);
+    }
+    return dl;
+  };
+  body.append(h("h3", null, t("stats.offline")));
+  body.append(figures(statsData, "offline"));
+  if (onlineStats && onlineStats.played) {
+    body.append(h("h3", null, t("stats.online")));
+    body.append(figures(onlineStats, "online"));
   }
-  body.append(dl);
   const row = h("div", "dialog-buttons");
   if (!confirmReset) {
     const b = button(t("stats.reset"), () => { confirmReset = true; drawStats(ctl); }, "danger");
