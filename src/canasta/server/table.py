@@ -160,6 +160,8 @@ class Table(Seating, Handlers, Online):
         self._extra_deltas: list[StatsDelta] = []
         self.on_rematch: Callable[[Table], Awaitable[str]] | None = None
         self.on_change: Callable[[Table], None] | None = None
+        self.on_match_over: Callable[[Table], Awaitable[None]] | None = None
+        self._over_reported = False
         self.chat_limiter: KeyedLimiter | None = None
         self._deadline_handle: asyncio.TimerHandle | None = None
         self._grace_handles: dict[str, asyncio.TimerHandle] = {}
@@ -608,6 +610,11 @@ class Table(Seating, Handlers, Online):
         self._arm_deadline()
         if self.on_change is not None:
             self.on_change(self)
+        if self.game.is_over and self.on_match_over is not None and not self._over_reported:
+            self._over_reported = True
+            asyncio.get_running_loop().create_task(
+                self.on_match_over(self), name=f"table-{self.id}-over"
+            )
 
     def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]:
         """``message``, carrying the request id of the message being handled when it goes to

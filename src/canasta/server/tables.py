@@ -7,7 +7,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from ..rules import Settings
 from .config import ServerConfig
@@ -42,6 +42,9 @@ class Tables:
         self.chat_limiter = KeyedLimiter(self.config.chat_per_minute)
         #: told after every change of an online table (the lobby's live list)
         self.on_online_change: Callable[[Table], None] | None = None
+        #: awaited once an online match is over and saved (ratings); each listener must be
+        #: idempotent by table id: a table reloaded after a restart may report its end again
+        self.match_over_listeners: list[Callable[[Table], Awaitable[None]]] = []
         self.metrics = Metrics(
             tables=lambda: len(self._live),
             sockets=lambda: sum(t.attached for t in self._live.values()),
@@ -122,10 +125,18 @@ class Tables:
             table.chat_limiter = self.chat_limiter
             table.on_rematch = self._rematch
             table.on_change = self._online_changed
+            table.on_match_over = self._match_over
 
     def _online_changed(self, table: Table) -> None:
         if self.on_online_change is not None:
             self.on_online_change(table)
+
+    async def _match_over(self, table: Table) -> None:
+        for listener in self.match_over_listeners:
+            try:
+                await listener(table)
+            except Exception:  # one listener's failure never stops the table or the others
+                log.exception("table %s: a match-over listener failed", table.id)
 
     async def _rematch(self, table: Table) -> str:
         """The next match of an online table, with the same people in the same seats."""
