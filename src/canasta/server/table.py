@@ -162,6 +162,7 @@ class Table(Seating, Handlers, Online):
         self.on_change: Callable[[Table], None] | None = None
         self.on_match_over: Callable[[Table], Awaitable[None]] | None = None
         self._over_reported = False
+        self._background: set[asyncio.Task[None]] = set()
         self.chat_limiter: KeyedLimiter | None = None
         self._deadline_handle: asyncio.TimerHandle | None = None
         self._grace_handles: dict[str, asyncio.TimerHandle] = {}
@@ -612,9 +613,11 @@ class Table(Seating, Handlers, Online):
             self.on_change(self)
         if self.game.is_over and self.on_match_over is not None and not self._over_reported:
             self._over_reported = True
-            asyncio.get_running_loop().create_task(
+            task = asyncio.get_running_loop().create_task(
                 self.on_match_over(self), name=f"table-{self.id}-over"
             )
+            self._background.add(task)  # a reference until it ends (the loop keeps none)
+            task.add_done_callback(self._background.discard)
 
     def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]:
         """``message``, carrying the request id of the message being handled when it goes to
