@@ -128,6 +128,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         metrics=args.metrics,
         forwarded_allow_ips=args.forwarded_allow_ips,
         move_seconds=args.move_seconds,
+        redis=args.redis,
     )
     return 0
 
@@ -155,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--metrics", choices=("loopback", "on", "off"), default="loopback", help="who may read /metrics (default: this machine only)")
     s.add_argument("--forwarded-allow-ips", metavar="IPS", help="trust X-Forwarded-For/-Proto from these proxy addresses (comma-separated)")
     s.add_argument("--move-seconds", type=float, default=40.0, metavar="S", help="seconds for each decision at online tables before the server plays for the player (default: 40)")
+    s.add_argument("--redis", metavar="URL", help="run as one of several nodes on one PostgreSQL database, with leases and messages over this Redis (redis://host:port/0)")
     s.set_defaults(func=cmd_serve)
     sub.add_parser("arena", help="pit computer players against each other on duplicate deals", add_help=False)
     from . import tui

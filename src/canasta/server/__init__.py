@@ -27,6 +27,7 @@ def run(
     metrics: str = "loopback",
     forwarded_allow_ips: str | None = None,
     move_seconds: float = 40.0,
+    redis: str | None = None,
 ) -> None:
     """Serve the web app with uvicorn and print its URL.
 
@@ -48,6 +49,8 @@ def run(
         secure_cookies=secure_cookies,
         metrics=metrics,
         move_seconds=move_seconds,
+        redis_url=redis,
+        single_node=redis is None,
     )
     if access_log:
         handler = logging.StreamHandler(sys.stderr)

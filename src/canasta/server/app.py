@@ -22,9 +22,11 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from ..errors import SettingsError
 from ..rules import PRESETS, Settings
+from .cluster import LocalCluster, RedisCluster
 from .config import MAX_BODY_BYTES, ServerConfig
 from .conn import CLOSE_POLICY, CLOSE_TRY_AGAIN, Conn
 from .db import AccountRow, Store, TableRow, resolve_db_url, stats_key
+from .forwarding import Forwarding
 from .limits import Counter, KeyedLimiter
 from .lobby import Lobby
 from .metrics import CONTENT_TYPE_LATEST
@@ -209,8 +211,20 @@ def create_app(
     """The web app on database ``db_url`` (None: SQLite in the user data directory)."""
     config = config or ServerConfig()
     store = Store(resolve_db_url(db_url), sqlite_busy_seconds=config.sqlite_busy_seconds)
-    tables = Tables(store, bot_delay_ms, config)
+    cluster: LocalCluster | RedisCluster = (
+        RedisCluster(config.redis_url) if config.redis_url else LocalCluster()
+    )
+    tables = Tables(store, bot_delay_ms, config, cluster)
     lobby = Lobby(store, tables, config)
+    forwarding = Forwarding(cluster, tables, lobby, config) if isinstance(cluster, RedisCluster) else None
+    if isinstance(cluster, RedisCluster):
+
+        def lost(resource: str) -> None:
+            tables.lease_lost(resource)
+            if forwarding is not None:
+                forwarding.lease_lost(resource)
+
+        cluster.on_lost = lost
     name_limiter = KeyedLimiter(config.names_per_minute)
     table_limiter = KeyedLimiter(config.tables_per_minute)
     address_table_limiter = KeyedLimiter(config.tables_per_minute_per_address)
@@ -238,15 +252,24 @@ def create_app(
             await store.acquire_node_lock()
             keeper = asyncio.get_running_loop().create_task(keep_lock(), name="node-lock")
         await store.migrate()
+        await cluster.start()
         tables.start()
-        await lobby.start()
+        if forwarding is not None:  # one node runs the lobby: whichever takes its lease
+            await forwarding.start()
+        else:
+            await lobby.start()
         try:
             yield
         finally:
+            # draining: this node's tables are saved and their leases released, so the other
+            # nodes take them over at once; the browsers reconnect to them
             if keeper is not None:
                 keeper.cancel()
+            if forwarding is not None:
+                await forwarding.close()
             await lobby.close()
             await tables.close()
+            await cluster.close()
             await store.dispose()
 
     app = FastAPI(
@@ -259,6 +282,7 @@ def create_app(
     app.state.store = store
     app.state.tables = tables
     app.state.lobby = lobby
+    app.state.cluster = cluster
     app.state.config = config
     app.add_middleware(SecurityMiddleware, config=config, max_body=MAX_BODY_BYTES)
     # outermost: compresses what the app and the checks answer (no answer body holds a secret:
@@ -373,7 +397,9 @@ def create_app(
             await store.ping()
         except Exception:
             return JSONResponse({"status": "unavailable", "storage": "unavailable"}, status_code=503)
-        return JSONResponse({"status": "ok", "storage": "ok", "tables": len(tables)})
+        return JSONResponse(
+            {"status": "ok", "storage": "ok", "tables": len(tables), "node": cluster.node}
+        )
 
     @app.get("/metrics")
     async def metrics(request: Request) -> Response:
@@ -498,7 +524,7 @@ def create_app(
         await websocket.accept()
         try:
             account = await _account(websocket.cookies.get(SESSION_COOKIE))
-            table = await tables.get(table_id) if _TABLE_ID.fullmatch(table_id) else None
+            found = await tables.locate(table_id) if _TABLE_ID.fullmatch(table_id) else None
         except TooManyTables as e:
             await websocket.send_text(json.dumps(error_message(e.code, e.message)))
             await websocket.close(code=CLOSE_TRY_AGAIN)
@@ -509,11 +535,18 @@ def create_app(
             )
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
-        if table is None:
+        if found is None:
             await websocket.send_text(json.dumps(error_message("table_not_found", "no such table")))
             await websocket.close(code=4404)
             return
         account_id = account.id if account is not None else None
+        if isinstance(found, str):  # another node owns the table: forward this socket there
+            assert forwarding is not None
+            await forwarding.forward(
+                websocket, f"table:{table_id}", found, account=account_id, name=None, write=_write
+            )
+            return
+        table = found
         owner = account_id is not None and table.owns(account_id)
         if not table.has_room_for(owner):
             await websocket.send_text(
@@ -583,6 +616,18 @@ def create_app(
                 json.dumps(error_message("too_many_sockets", "too many lobby tabs are open"))
             )
             await websocket.close(code=CLOSE_TRY_AGAIN)
+            return
+        if forwarding is not None and not cluster.owns("lobby"):
+            leader = await cluster.owner("lobby")
+            if leader is None:  # a new node is taking the lobby over: in a moment
+                await websocket.send_text(
+                    json.dumps(error_message("try_again", "the lobby is starting: reconnect"))
+                )
+                await websocket.close(code=CLOSE_TRY_AGAIN)
+                return
+            await forwarding.forward(
+                websocket, "lobby", leader, account=account.id, name=display_name(account), write=_write
+            )
             return
         conn = Conn.with_limits(config, account=account.id, owner=True)
         await lobby.join(conn, display_name(account))

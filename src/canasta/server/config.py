@@ -105,6 +105,9 @@ class ServerConfig:
     sqlite_busy_seconds: float = 30.0
     #: refuse to start while another process serves the same database
     single_node: bool = True
+    #: several nodes on one PostgreSQL database: leases and forwarding over this Redis
+    #: (``redis://host:port/db``); None: one process, messaging in memory
+    redis_url: str | None = None
 
     def origin_allowed(self, origin: str, host: str | None, scheme: str) -> bool:
         """Whether a page of ``origin`` may act on this server (reached as ``host``)."""

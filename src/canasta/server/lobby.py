@@ -154,16 +154,24 @@ class Lobby:
             self._start_grace(account)
         self._task = asyncio.get_running_loop().create_task(self._tick_forever(), name="lobby")
 
-    async def close(self) -> None:
+    async def close(self, *, forget: bool = False) -> None:
+        """Stop; ``forget``: another node runs the lobby from now on (it reloads the saved
+        queue and rooms), so this one drops what it held."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+            self._task = None
         for handle in self._grace.values():
             handle.cancel()
+        self._grace.clear()
         for conns in self.conns.values():
             for conn in conns:
                 conn.close()
+        if forget:
+            self.conns.clear()
+            self.queue.clear()
+            self.rooms.clear()
 
     def has_room_for(self, account: str) -> bool:
         return len(self.conns.get(account, ())) < SOCKETS_PER_SESSION
@@ -248,10 +256,10 @@ class Lobby:
             conn.send(dict(message))
 
     def _current_match(self, account: str) -> str | None:
-        """The online match in play this account has a seat at (to return to it)."""
-        for table in self.tables.online_tables():
-            if table.status != "match_over" and table.seat_of(account) is not None:
-                return table.id
+        """The online match in play this account has a seat at (to return to it), on any node."""
+        for match in self.tables.online_summaries():
+            if match["status"] != "match_over" and account in match["accounts"]:
+                return str(match["table"])
         return None
 
     def _snapshot(self, account: str) -> dict[str, Any]:
@@ -520,24 +528,13 @@ class Lobby:
         self._live_dirty = True
 
     def _live_list(self) -> list[dict[str, Any]]:
-        out = []
-        for table in self.tables.online_tables():
-            on = table.online
-            if not on["public"] or table.status == "match_over":
-                continue
-            g = table.game
-            out.append({
-                "table": table.id,
-                "preset": g.settings.name,
-                "players": len(table.seats),
-                "target": g.settings.target,
-                "names": [s.name for s in table.seats],
-                "teams": list(g.state.team_of),
-                "scores": list(g.scores),
-                "hand_number": g.hand_number,
-                "spectators": sum(1 for c in table.conns if not c.owner),
-            })
-        out.sort(key=lambda m: -m["spectators"])
+        private = ("public", "status", "accounts")
+        out = [
+            {k: v for k, v in match.items() if k not in private}
+            for match in self.tables.online_summaries()
+            if match["public"] and match["status"] != "match_over"
+        ]
+        out.sort(key=lambda m: (-m["spectators"], m["table"]))
         return out[:50]
 
     async def tick(self) -> None:
@@ -546,7 +543,7 @@ class Lobby:
             now = time.time()
             for room in [r for r in self.rooms.values() if r.expires < now]:
                 await self._close_room(room, "expired")
-            if self._live_dirty:
+            if self._live_dirty or self.tables.cluster.distributed:  # other nodes' matches too
                 self._live_dirty = False
                 live = self._live_list()
                 if live != self._live:

@@ -162,6 +162,28 @@ class Online:
             "next": on["next"],
         }
 
+    def summary(self) -> dict[str, Any]:
+        """What the lobby knows of this match: the live list's row, and who sits here (the
+        accounts never leave the server)."""
+        g = self.game
+        on = self.online
+        return {
+            "table": self.id,
+            "public": bool(on["public"]),
+            "status": "match_over" if g.is_over else "playing",
+            "accounts": [
+                acc if on["auto"][s] != "left" else None for s, acc in enumerate(on["accounts"])
+            ],
+            "preset": g.settings.name,
+            "players": len(self.seats),
+            "target": g.settings.target,
+            "names": [s.name for s in self.seats],
+            "teams": list(g.state.team_of),
+            "scores": list(g.scores),
+            "hand_number": g.hand_number,
+            "spectators": sum(1 for c in self.conns if not c.owner),
+        }
+
     # ------------------------------------------------------------------ deadlines
 
     def _prepare_online(self) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from ..rules import Settings
+from .cluster import LocalCluster, RedisCluster
 from .config import ServerConfig
 from .db import Store
 from .limits import KeyedLimiter
@@ -31,14 +34,28 @@ class TooManyTables(Exception):
 class Tables:
     """Live tables by id; each runs its own worker task."""
 
-    def __init__(self, store: Store, bot_delay_ms: int, config: ServerConfig | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        bot_delay_ms: int,
+        config: ServerConfig | None = None,
+        cluster: LocalCluster | RedisCluster | None = None,
+    ) -> None:
         self.store = store
+        #: who owns which table: this process alone, or leases among several nodes
+        self.cluster = cluster or LocalCluster()
+        #: other nodes' online matches, as their owners last published them (several nodes)
+        self._remote_summaries: dict[str, dict[str, Any]] = {}
+        #: set by the app: hands messages forwarded from other nodes to a table it owns
+        self.serve_forwarded: Callable[[Table], Awaitable[None]] | None = None
         self.bot_delay_ms = bot_delay_ms
         self.config = config or ServerConfig()
         self._live: dict[str, Table] = {}
         self._used: dict[str, float] = {}
+        self._publish_summaries: set[str] = set()
         self._lock = asyncio.Lock()
         self._sweeper: asyncio.Task[None] | None = None
+        self._cluster_task: asyncio.Task[None] | None = None
         self.chat_limiter = KeyedLimiter(self.config.chat_per_minute)
         #: told after every change of an online table (the lobby's live list)
         self.on_online_change: Callable[[Table], None] | None = None
@@ -54,6 +71,10 @@ class Tables:
         self._sweeper = asyncio.get_running_loop().create_task(
             self._sweep_forever(), name="table-sweeper"
         )
+        if self.cluster.distributed:
+            self._cluster_task = asyncio.get_running_loop().create_task(
+                self._cluster_forever(), name="table-cluster"
+            )
 
     def __len__(self) -> int:
         return len(self._live)
@@ -80,9 +101,10 @@ class Tables:
             seed=seed,
             config=self.config,
         )
+        await self._claim_new(table.id)
         await self.store.save_table(table.row_values())
         table.mark_saved()
-        self._attach(table)
+        await self._attach_owned(table)
         async with self._lock:
             self._live[table.id] = table
             self._used[table.id] = time.monotonic()
@@ -110,14 +132,25 @@ class Tables:
             levels=levels,
             config=self.config,
         )
+        await self._claim_new(table.id)
         await self.store.save_table(table.row_values())
         table.mark_saved()
-        self._attach(table)
+        await self._attach_owned(table)
         async with self._lock:
             self._live[table.id] = table
             self._used[table.id] = time.monotonic()
             table.start()
         return table
+
+    async def _claim_new(self, table_id: str) -> None:
+        if not await self.cluster.acquire(f"table:{table_id}"):  # pragma: no cover - a fresh id
+            raise TooManyTables("server_full", "could not claim a new table: try again")
+
+    async def _attach_owned(self, table: Table) -> None:
+        """A table this node owns from now on: its hooks, and its forwarded sockets."""
+        self._attach(table)
+        if self.cluster.distributed and self.serve_forwarded is not None:
+            await self.serve_forwarded(table)
 
     def _attach(self, table: Table) -> None:
         table.metrics = self.metrics
@@ -130,6 +163,83 @@ class Tables:
     def _online_changed(self, table: Table) -> None:
         if self.on_online_change is not None:
             self.on_online_change(table)
+        if self.cluster.distributed:
+            self._publish_summaries.add(table.id)
+
+    def online_summaries(self) -> list[dict[str, Any]]:
+        """Every online match the lobby may list: this node's live ones, and (several nodes)
+        the ones other nodes published."""
+        local = {t.id: t.summary() for t in self.online_tables()}
+        return list({**self._remote_summaries, **local}.values())
+
+    async def locate(self, table_id: str) -> Table | str | None:
+        """The table if this node serves it (loading it, and taking its lease, when nobody
+        holds it), else the node that owns it; None when there is no such table."""
+        table = await self.get(table_id)
+        if table is not None:
+            return table
+        if not self.cluster.distributed:
+            return None
+        owner = await self.cluster.owner(f"table:{table_id}")
+        if owner is not None and owner != self.cluster.node:
+            return owner
+        return None
+
+    async def _cluster_forever(self) -> None:
+        """Several nodes: publish this node's online matches, read the others', and take over
+        online matches in play whose owner died (their clocks run with nobody connected)."""
+        assert isinstance(self.cluster, RedisCluster)
+        redis = self.cluster.redis
+        beat = 0
+        while True:
+            await asyncio.sleep(1.0)
+            beat += 1
+            try:
+                await redis.set(f"canasta:alive:{self.cluster.node}", "1", px=5000)
+                ids = set(self._publish_summaries)
+                if beat % 10 == 0:  # a refresh now and then: stale entries expire elsewhere
+                    ids |= {t.id for t in self.online_tables()}
+                self._publish_summaries.clear()
+                for tid in ids:
+                    t = self._live.get(tid)
+                    if t is None or t.defunct:
+                        continue
+                    summary = t.summary()
+                    if summary["status"] == "match_over":
+                        await redis.hdel("canasta:live", tid)
+                    else:
+                        summary["at"] = time.time()
+                        await redis.hset("canasta:live", tid, json.dumps(summary))
+                remote = {}
+                for tid, raw in (await redis.hgetall("canasta:live")).items():
+                    if tid in self._live:
+                        continue
+                    with contextlib.suppress(ValueError):
+                        entry = json.loads(raw)
+                        if time.time() - entry.get("at", 0) < 30:
+                            remote[tid] = entry
+                self._remote_summaries = remote
+                if beat % 3 == 0:
+                    await self.load_online()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis or the database away: try again next beat
+                log.exception("cluster upkeep failed")
+
+    def lease_lost(self, resource: str) -> None:
+        """Another node holds this table now: stop serving it here (its sockets reconnect)."""
+        if not resource.startswith("table:"):
+            return
+        table = self._live.pop(resource.removeprefix("table:"), None)
+        if table is None:
+            return
+        self._used.pop(table.id, None)
+        table.defunct = True
+        from .conn import CLOSE_RELOAD
+
+        for conn in list(table.conns):
+            conn.drop(CLOSE_RELOAD, "the table moved to another server: reconnect")
+        asyncio.get_running_loop().create_task(table.stop())
 
     async def _match_over(self, table: Table) -> None:
         for listener in self.match_over_listeners:
@@ -156,18 +266,28 @@ class Tables:
         return [t for t in self._live.values() if t.mode == "online" and not t.defunct]
 
     async def load_online(self) -> int:
-        """Load every online match in play (at start: their timers run with nobody connected)."""
+        """Load every online match in play that no node serves (at start, and on several nodes
+        after one died): their clocks run with nobody connected."""
         count = 0
         for table_id in await self.store.online_tables_in_play():
+            if table_id in self._live:
+                continue
+            if self.cluster.distributed and await self.cluster.owner(f"table:{table_id}"):
+                continue
             if await self.get(table_id) is not None:
                 count += 1
         return count
+
+    async def _unload(self, table: Table) -> None:
+        """Stop a table this node no longer keeps in memory, and let other nodes take it."""
+        await table.stop()
+        await self.cluster.release(f"table:{table.id}")
 
     async def _make_room(self, profile: str | None) -> None:
         async with self._lock:
             evict = self._room_for(profile)
         for t in evict:
-            await t.stop()
+            await self._unload(t)
 
     def _room_for(self, profile: str | None) -> list[Table]:
         """Make room for one more live table of ``profile`` (with the lock held): unload that
@@ -218,7 +338,7 @@ class Tables:
                 return await self._get(table_id, evict)
         finally:
             for t in evict:
-                await t.stop()
+                await self._unload(t)
 
     async def _get(self, table_id: str, evict: list[Table]) -> Table | None:
         table = self._live.get(table_id)
@@ -232,14 +352,17 @@ class Tables:
         row = await self.store.load_table(table_id)
         if row is None:
             return None
+        if not await self.cluster.acquire(f"table:{table_id}"):
+            return None  # another node serves it
         evict += self._room_for(row.profile)
         changes = await self.store.load_log(table_id, row.snapshot_seq)
         try:
             table = Table.from_row(row, self.store, log=changes, config=self.config)
         except Exception:  # a record the core no longer replays: report it, serve the others
             log.exception("table %s: its record does not replay", table_id)
+            await self.cluster.release(f"table:{table_id}")
             return None
-        self._attach(table)
+        await self._attach_owned(table)
         self._live[table_id] = table
         self._used[table_id] = time.monotonic()
         table.start()
@@ -268,7 +391,7 @@ class Tables:
                 del self._live[t.id]
                 self._used.pop(t.id, None)
         for t in idle:
-            await t.stop()
+            await self._unload(t)
         return len(idle)
 
     async def _sweep_forever(self) -> None:
@@ -291,4 +414,4 @@ class Tables:
             tables = list(self._live.values())
             self._live.clear()
         for table in tables:
-            await table.stop()
+            await self._unload(table)

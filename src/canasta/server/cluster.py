@@ -1,0 +1,255 @@
+"""Several server nodes on one database: who owns each table, and messages between nodes.
+
+One process (the default, ``LocalCluster``) owns everything and needs no messaging. With
+``canasta serve --redis URL`` (``RedisCluster``) any number of processes share one PostgreSQL
+database: each table, and the lobby, has exactly one owner node at a time, held by a lease in
+Redis (``SET NX PX`` with a fencing token, renewed every second, lost when its node dies). A
+node that receives a websocket for something another node owns forwards the socket's messages
+to the owner over Redis pub/sub and relays the owner's per-recipient messages back; the owner
+treats the forwarded socket like its own (:class:`RemoteConn`). The database's (table, seq)
+uniqueness stays the last guard against two writers.
+
+Channels (JSON messages): ``canasta:in:<resource>`` to a resource's owner (``join``, ``msg``,
+``leave`` of one forwarded socket), and ``canasta:node:<node>`` to a node (``send`` or
+``close`` for one of its sockets).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .conn import Conn
+
+log = logging.getLogger("canasta.server")
+
+#: how long a lease lives without renewal, and how often its owner renews it (seconds)
+LEASE_SECONDS = 5.0
+RENEW_SECONDS = 1.0
+
+Handler = Callable[[dict[str, Any]], Awaitable[None]]
+
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0
+"""
+
+
+class LocalCluster:
+    """One process: it owns every table (the database's node lock keeps others out)."""
+
+    distributed = False
+
+    def __init__(self) -> None:
+        self.node = "local"
+
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def acquire(self, resource: str) -> bool:
+        return True
+
+    async def release(self, resource: str) -> None:
+        return None
+
+    async def owner(self, resource: str) -> str | None:
+        return self.node
+
+    def owns(self, resource: str) -> bool:
+        return True
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:  # pragma: no cover
+        raise RuntimeError("a single node has no one to publish to")
+
+
+class RedisCluster:
+    """Leases and forwarding over Redis (see the module docstring)."""
+
+    distributed = True
+
+    def __init__(self, url: str, *, on_lost: Callable[[str], None] | None = None) -> None:
+        import redis.asyncio as aioredis
+
+        self.url = url
+        self.node = f"n-{secrets.token_hex(6)}"
+        self.redis: Any = aioredis.from_url(url, decode_responses=True)
+        self._leases: dict[str, str] = {}  # resource -> the value this node holds
+        self._handlers: dict[str, Handler] = {}
+        self._pubsub: Any = None
+        self._tasks: list[asyncio.Task[None]] = []
+        #: told when a lease this node held was lost (taken over, or expired unrenewed)
+        self.on_lost = on_lost
+
+    # ------------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        await self._pubsub.subscribe(self.node_channel(self.node))
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._listen(), name="cluster-listen"),
+            loop.create_task(self._renew_forever(), name="cluster-renew"),
+        ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for resource in list(self._leases):
+            with contextlib.suppress(Exception):
+                await self.release(resource)
+        with contextlib.suppress(Exception):
+            if self._pubsub is not None:
+                await self._pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    # ------------------------------------------------------------------ leases
+
+    @staticmethod
+    def lease_key(resource: str) -> str:
+        return f"canasta:lease:{resource}"
+
+    @staticmethod
+    def in_channel(resource: str) -> str:
+        return f"canasta:in:{resource}"
+
+    @staticmethod
+    def node_channel(node: str) -> str:
+        return f"canasta:node:{node}"
+
+    async def acquire(self, resource: str) -> bool:
+        """Take ``resource`` if no live node holds it (True also when this node already does)."""
+        if resource in self._leases:
+            return True
+        token = await self.redis.incr(f"canasta:fence:{resource}")
+        value = f"{self.node}:{token}"
+        got = await self.redis.set(
+            self.lease_key(resource), value, nx=True, px=int(LEASE_SECONDS * 1000)
+        )
+        if not got:
+            return False
+        self._leases[resource] = value
+        return True
+
+    async def release(self, resource: str) -> None:
+        value = self._leases.pop(resource, None)
+        self._handlers.pop(self.in_channel(resource), None)
+        if self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self._pubsub.unsubscribe(self.in_channel(resource))
+        if value is not None:
+            await self.redis.eval(_RELEASE, 1, self.lease_key(resource), value)
+
+    async def owner(self, resource: str) -> str | None:
+        """The node that holds ``resource`` now (None: nobody)."""
+        value = await self.redis.get(self.lease_key(resource))
+        return None if value is None else str(value).rsplit(":", 1)[0]
+
+    def owns(self, resource: str) -> bool:
+        return resource in self._leases
+
+    async def _renew_forever(self) -> None:
+        while True:
+            await asyncio.sleep(RENEW_SECONDS)
+            for resource, value in list(self._leases.items()):
+                try:
+                    ok = await self.redis.eval(
+                        _RENEW, 1, self.lease_key(resource), value, int(LEASE_SECONDS * 1000)
+                    )
+                except Exception:  # Redis away: the lease may lapse; the database still guards
+                    log.warning("cluster: could not renew %s", resource)
+                    continue
+                if not ok:
+                    log.error("cluster: lost the lease of %s", resource)
+                    self._leases.pop(resource, None)
+                    if self.on_lost is not None:
+                        self.on_lost(resource)
+
+    # ------------------------------------------------------------------ messages
+
+    async def serve(self, resource: str, handler: Handler) -> None:
+        """Receive the messages forwarded to ``resource`` (which this node owns)."""
+        channel = self.in_channel(resource)
+        self._handlers[channel] = handler
+        await self._pubsub.subscribe(channel)
+
+    def on_node_message(self, handler: Handler) -> None:
+        self._handlers[self.node_channel(self.node)] = handler
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        await self.redis.publish(channel, json.dumps(message, separators=(",", ":")))
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                item = await self._pubsub.get_message(timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: the subscription failed; retrying")
+                await asyncio.sleep(0.5)
+                continue
+            if item is None or item.get("type") != "message":
+                continue
+            handler = self._handlers.get(item["channel"])
+            if handler is None:
+                continue
+            try:
+                message = json.loads(item["data"])
+            except ValueError:
+                continue
+            try:
+                await handler(message)
+            except Exception:
+                log.exception("cluster: a forwarded message failed")
+
+
+class RemoteConn(Conn):
+    """A socket held by another node, as the owner of its table or lobby sees it: what it is
+    sent is published to that node, in order."""
+
+    def __init__(self, cluster: RedisCluster, node: str, conn_id: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.cluster = cluster
+        self.node = node
+        self.conn_id = conn_id
+        self._pump = asyncio.get_running_loop().create_task(self._forward(), name="remote-conn")
+        #: the forwarded socket's messages, handed to the table one at a time in order
+        self.incoming: asyncio.Queue[str | None] = asyncio.Queue()
+
+    async def _forward(self) -> None:
+        channel = RedisCluster.node_channel(self.node)
+        while True:
+            message = await self.outbox.get()
+            if message is None:
+                op: dict[str, Any] = {"op": "close", "conn": self.conn_id, "code": self.close_code or 1000,
+                                      "reason": self.close_reason}
+                with contextlib.suppress(Exception):
+                    await self.cluster.publish(channel, op)
+                return
+            try:
+                await self.cluster.publish(channel, {"op": "send", "conn": self.conn_id, "msg": message})
+            except Exception:
+                log.warning("cluster: could not forward to node %s", self.node)
+
+    def stop(self) -> None:
+        self._pump.cancel()

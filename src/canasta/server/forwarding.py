@@ -1,0 +1,304 @@
+"""Sockets across nodes: forwarding a client's socket to the node that owns its table or the
+lobby, and serving forwarded sockets at the owner (see ``cluster``).
+
+Only used with several nodes (``canasta serve --redis URL``). The node a browser connected to
+checks its session, applies the socket's own limits, and forwards each frame; the owner runs
+the table (or the lobby) exactly as for its own sockets, through a :class:`RemoteConn` whose
+messages travel back. When the owner dies or hands the table over, the forwarding node closes
+the browser's socket with 4409 and the browser reconnects, to whichever node it reaches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .cluster import RedisCluster, RemoteConn
+from .config import ServerConfig
+from .conn import CLOSE_POLICY, CLOSE_RELOAD, CLOSE_TRY_AGAIN, Conn
+from .protocol import MAX_MESSAGE_BYTES, error_message
+
+if TYPE_CHECKING:
+    from .lobby import Lobby
+    from .table import Table
+    from .tables import Tables
+
+log = logging.getLogger("canasta.server")
+
+#: forwarded frames waiting at the owner for one socket; past that the socket is dropped
+REMOTE_BACKLOG = 64
+WATCH_SECONDS = 2.0
+
+Writer = Callable[[WebSocket, Conn], Awaitable[None]]
+
+
+class Forwarding:
+    """This node's forwarded sockets, both ways."""
+
+    def __init__(self, cluster: RedisCluster, tables: Tables, lobby: Lobby, config: ServerConfig) -> None:
+        self.cluster = cluster
+        self.tables = tables
+        self.lobby = lobby
+        self.config = config
+        #: sockets of this node forwarded elsewhere, by forwarding id
+        self.local: dict[str, Conn] = {}
+        #: forwarded sockets this node serves, by (their node, their id)
+        self.remote: dict[tuple[str, str], tuple[str, RemoteConn, asyncio.Task[None]]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        cluster.on_node_message(self._to_local)
+        tables.serve_forwarded = self.serve_table
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._lead_lobby_forever(), name="lobby-lease"),
+            loop.create_task(self._reap_forever(), name="forward-reaper"),
+        ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for conn in list(self.local.values()):
+            conn.drop(CLOSE_RELOAD, "the server is restarting: reconnect")
+
+    # ------------------------------------------------------------------ the owner's side
+
+    async def serve_table(self, table: Table) -> None:
+        async def handle(message: dict[str, Any]) -> None:
+            await self._at_owner(f"table:{table.id}", message)
+
+        await self.cluster.serve(f"table:{table.id}", handle)
+
+    async def _serve_lobby(self) -> None:
+        async def handle(message: dict[str, Any]) -> None:
+            await self._at_owner("lobby", message)
+
+        await self.cluster.serve("lobby", handle)
+
+    def _remote_conn(self, node: str, conn_id: str, account: str | None, owner: bool) -> RemoteConn:
+        c = self.config
+        return RemoteConn(
+            self.cluster,
+            node,
+            conn_id,
+            account=account,
+            owner=owner,
+            outbox_limit=c.outbox_limit,
+            inflight_limit=c.inflight_per_conn,
+            rate=c.message_rate,
+            burst=c.message_burst,
+            suggest_rate=c.suggest_rate,
+            suggest_burst=c.suggest_burst,
+        )
+
+    async def _at_owner(self, resource: str, message: dict[str, Any]) -> None:
+        op, node, conn_id = message.get("op"), message.get("node"), message.get("conn")
+        if not isinstance(node, str) or not isinstance(conn_id, str):
+            return
+        key = (node, conn_id)
+        if op == "join":
+            account = message.get("account")
+            account = account if isinstance(account, str) else None
+            if resource == "lobby":
+                if account is None:
+                    return
+                rc = self._remote_conn(node, conn_id, account, True)
+                await self.lobby.join(rc, str(message.get("name") or "Guest"))
+            else:
+                table = self.tables.peek(resource.removeprefix("table:"))
+                if table is None:
+                    rc = self._remote_conn(node, conn_id, account, False)
+                    rc.drop(CLOSE_RELOAD, "the table moved: reconnect")
+                    return
+                owner = account is not None and table.owns(account)
+                rc = self._remote_conn(node, conn_id, account, owner)
+                if not table.has_room_for(owner):
+                    rc.send(error_message("table_full", "too many sockets at this table"))
+                    rc.close()
+                    return
+                table.join(rc)
+            feeder = asyncio.get_running_loop().create_task(self._feed(resource, rc))
+            self.remote[key] = (resource, rc, feeder)
+        elif op == "msg":
+            entry = self.remote.get(key)
+            raw = message.get("raw")
+            if entry is None or not isinstance(raw, str):
+                return
+            rc = entry[1]
+            if rc.incoming.qsize() >= REMOTE_BACKLOG:
+                rc.drop(CLOSE_TRY_AGAIN, "too many messages waiting: reconnect")
+                return
+            rc.incoming.put_nowait(raw)
+        elif op == "leave":
+            await self._leave(key)
+
+    async def _feed(self, resource: str, rc: RemoteConn) -> None:
+        """Hand a forwarded socket's messages to its table or the lobby, in order."""
+        while True:
+            raw = await rc.incoming.get()
+            if raw is None or rc.closed:
+                return
+            if not rc.bucket.take():
+                rc.drop(CLOSE_POLICY, "too many messages")
+                return
+            if resource == "lobby":
+                await self.lobby.handle(rc, raw)
+            else:
+                table = self.tables.peek(resource.removeprefix("table:"))
+                if table is None:
+                    rc.drop(CLOSE_RELOAD, "the table moved: reconnect")
+                    return
+                await table.submit(rc, raw)
+
+    async def _leave(self, key: tuple[str, str]) -> None:
+        entry = self.remote.pop(key, None)
+        if entry is None:
+            return
+        resource, rc, feeder = entry
+        feeder.cancel()
+        if resource == "lobby":
+            await self.lobby.leave(rc)
+        else:
+            table = self.tables.peek(resource.removeprefix("table:"))
+            if table is not None:
+                table.leave(rc)
+        rc.close()
+
+    def lease_lost(self, resource: str) -> None:
+        """Another node runs the lobby now: this one stops (its sockets reconnect there)."""
+        if resource != "lobby":
+            return
+        for key in [k for k, entry in self.remote.items() if entry[0] == "lobby"]:
+            _, rc, feeder = self.remote.pop(key)
+            feeder.cancel()
+            rc.drop(CLOSE_RELOAD, "the lobby moved to another server: reconnect")
+        asyncio.get_running_loop().create_task(self.lobby.close(forget=True))
+
+    async def _reap_forever(self) -> None:
+        """Forwarded sockets whose node died are gone: they leave their tables and the lobby."""
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            nodes = {node for node, _ in self.remote}
+            for node in nodes:
+                try:
+                    alive = await self.cluster.redis.exists(f"canasta:alive:{node}")
+                except Exception:
+                    continue
+                if not alive:
+                    for key in [k for k in self.remote if k[0] == node]:
+                        await self._leave(key)
+
+    async def _lead_lobby_forever(self) -> None:
+        """One node runs the lobby; when it dies another takes over (from the saved queue and
+        rooms)."""
+        while True:
+            try:
+                if not self.cluster.owns("lobby") and await self.cluster.acquire("lobby"):
+                    log.warning("cluster: this node runs the lobby now")
+                    await self.lobby.start()
+                    await self._serve_lobby()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: could not take the lobby")
+            await asyncio.sleep(1.0)
+
+    # ------------------------------------------------------------------ the forwarding side
+
+    async def _to_local(self, message: dict[str, Any]) -> None:
+        conn = self.local.get(str(message.get("conn")))
+        if conn is None:
+            return
+        if message.get("op") == "send" and isinstance(message.get("msg"), dict):
+            conn.send(message["msg"])
+        elif message.get("op") == "close":
+            code = message.get("code")
+            conn.drop(code if isinstance(code, int) else CLOSE_RELOAD, str(message.get("reason") or ""))
+
+    async def forward(
+        self,
+        websocket: WebSocket,
+        resource: str,
+        owner_node: str,
+        *,
+        account: str | None,
+        name: str | None,
+        write: Writer,
+    ) -> None:
+        """Serve an accepted browser socket whose table (or the lobby) another node owns."""
+        conn_id = secrets.token_hex(8)
+        conn = Conn.with_limits(self.config, account=account, owner=False)
+        self.local[conn_id] = conn
+        channel = RedisCluster.in_channel(resource)
+        base = {"node": self.cluster.node, "conn": conn_id}
+        try:
+            await self.cluster.publish(channel, {**base, "op": "join", "account": account, "name": name})
+        except Exception:
+            self.local.pop(conn_id, None)
+            await websocket.send_text('{"type":"error","code":"storage_unavailable","message":"try again"}')
+            await websocket.close(code=CLOSE_TRY_AGAIN)
+            return
+
+        async def read() -> None:
+            with contextlib.suppress(WebSocketDisconnect):
+                while not conn.closed:
+                    frame = await websocket.receive()
+                    if frame["type"] == "websocket.disconnect":
+                        return
+                    if not conn.bucket.take():
+                        conn.drop(CLOSE_POLICY, "too many messages")
+                        return
+                    raw = frame.get("text")
+                    if raw is None:
+                        raw = (frame.get("bytes") or b"").decode("utf-8", "replace")
+                    if len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+                        conn.send(error_message("message_too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"))
+                        continue
+                    await self.cluster.publish(channel, {**base, "op": "msg", "raw": raw})
+
+        async def watch() -> None:
+            while not conn.closed:
+                await asyncio.sleep(WATCH_SECONDS)
+                try:
+                    owner = await self.cluster.owner(resource)
+                    alive = await self.cluster.redis.exists(f"canasta:alive:{owner_node}")
+                except Exception:
+                    continue
+                if owner != owner_node or not alive:
+                    conn.drop(CLOSE_RELOAD, "the table moved to another server: reconnect")
+                    return
+
+        reader = asyncio.create_task(read())
+        writer = asyncio.create_task(write(websocket, conn))
+        watcher = asyncio.create_task(watch())
+        dead = asyncio.create_task(conn.dead.wait())
+        try:
+            await asyncio.wait({reader, writer, watcher, dead}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.local.pop(conn_id, None)
+            with contextlib.suppress(Exception):
+                await self.cluster.publish(channel, {**base, "op": "leave"})
+            for task in (reader, watcher):
+                task.cancel()
+            if conn.dropped:
+                writer.cancel()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(
+                        websocket.close(code=conn.close_code or CLOSE_RELOAD, reason=conn.close_reason),
+                        timeout=1.0,
+                    )
+            else:
+                conn.close()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(writer, timeout=2.0)
+                writer.cancel()
+            dead.cancel()

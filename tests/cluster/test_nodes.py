@@ -1,0 +1,293 @@
+"""Two server nodes on one PostgreSQL and one Redis; kill -9 of owners; a SQLite node killed
+20 times. Every process is real (uvicorn in a child process) and every loop is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server.support import bench_module
+
+flood = bench_module("flood")
+
+NODE = """
+import json, sys, uvicorn
+from canasta.server import ServerConfig, create_app
+extra = json.loads(sys.argv[4])
+config = ServerConfig(single_node=False, redis_url=sys.argv[3] or None, min_bot_delay_ms=0,
+                      message_rate=1000.0, message_burst=1000, **extra)
+uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0, config=config), host="127.0.0.1",
+            port=int(sys.argv[2]), log_level="warning")
+"""
+
+CLOCKS = {"move_seconds": 120.0, "grace_seconds": 120.0, "online_bot_delay_ms": 0}
+
+
+def node(db: str, redis_url: str, config: dict[str, Any] | None = None) -> Any:
+    proc = flood.ServerProcess(db, NODE, (redis_url, json.dumps(config or CLOCKS)))
+    proc.start()
+    return proc
+
+
+def kill9(proc: Any) -> None:
+    assert proc.proc is not None
+    os.kill(proc.proc.pid, signal.SIGKILL)
+    proc.proc.wait()
+
+
+class Player:
+    """One browser: a session cookie, and a socket to whichever node it reaches."""
+
+    def __init__(self, cookie: str) -> None:
+        self.cookie = cookie
+        self.ws: Any = None
+        self.state: dict[str, Any] | None = None
+
+    async def connect(self, url: str, nodes: list[Any], deadline: float) -> None:
+        """Connect to ``url`` (a path), trying the live nodes until one serves a state."""
+        from websockets.asyncio.client import connect
+
+        while time.monotonic() < deadline:
+            for n in nodes:
+                if n.proc is None or n.proc.poll() is not None:
+                    continue
+                try:
+                    ws = await connect(
+                        n.url.replace("http", "ws") + url,
+                        additional_headers={"Cookie": self.cookie},
+                        open_timeout=3,
+                    )
+                    msg = json.loads(await asyncio.wait_for(ws.recv(), timeout=3))
+                except Exception:
+                    await asyncio.sleep(0.2)
+                    continue
+                if msg.get("type") == "state":
+                    self.ws, self.state = ws, msg
+                    return
+                await ws.close()
+                await asyncio.sleep(0.3)
+        raise AssertionError("no node served the table in time")
+
+    async def until(self, pred: Any, timeout: float = 20.0) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        while True:
+            msg = json.loads(await asyncio.wait_for(self.ws.recv(), timeout=max(0.1, end - time.monotonic())))
+            if msg.get("type") == "state":
+                self.state = msg
+            if pred(msg):
+                return msg
+
+
+def pick(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+    for kind in ("draw", "discard", "decline", "answer", "take"):
+        options = [a for a in legal if a["type"] == kind]
+        if options:
+            return rng.choice(options) if kind == "discard" else options[0]
+    return legal[0]
+
+
+async def lobby_match(nodes: list[Any], cookies: list[str], preset: str) -> str:
+    """Queue every player through the lobby socket of the node it is given; the match id."""
+    from websockets.asyncio.client import connect
+
+    socks = []
+    for i, cookie in enumerate(cookies):
+        n = nodes[i % len(nodes)]
+        ws = None
+        for _ in range(50):  # the lobby starts on its node within a moment
+            ws = await connect(n.url.replace("http", "ws") + "/ws/lobby", additional_headers={"Cookie": cookie})
+            first = json.loads(await asyncio.wait_for(ws.recv(), timeout=5))
+            if first.get("type") == "lobby":
+                break
+            await ws.close()
+            await asyncio.sleep(0.2)
+        assert ws is not None
+        socks.append(ws)
+    for ws in socks:
+        await ws.send(json.dumps({"type": "queue_join", "preset": preset, "target": 5000}))
+    ids = set()
+    for ws in socks:
+        while True:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), timeout=20))
+            assert msg.get("type") != "error", msg
+            if msg.get("type") == "match":
+                ids.add(msg["table"])
+                break
+        await ws.close()
+    assert len(ids) == 1
+    return ids.pop()
+
+
+def owner_of(redis_url: str, table: str) -> str | None:
+    import redis
+
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        value = r.get(f"canasta:lease:table:{table}")
+        return None if value is None else str(value).rsplit(":", 1)[0]
+    finally:
+        r.close()
+
+
+def test_two_nodes_play_an_online_hand_through_two_owner_crashes(cluster_urls):
+    db, redis_url = cluster_urls
+    nodes = [node(db, redis_url), node(db, redis_url)]
+    try:
+        cookies = [nodes[i % 2].session() for i in range(4)]
+        table = asyncio.run(lobby_match(nodes, cookies, "classic"))
+        asyncio.run(_play_through_crashes(nodes, cookies, table, db, redis_url))
+    finally:
+        for n in nodes:
+            n.stop()
+
+
+async def _play_through_crashes(nodes: list[Any], cookies: list[str], table: str, db: str, redis_url: str) -> None:
+    rng = random.Random(4)
+    path = f"/ws/tables/{table}"
+    players = [Player(c) for c in cookies]
+    for i, p in enumerate(players):  # spread over both nodes: half of them are forwarded
+        await p.connect(path, [nodes[i % 2], nodes[(i + 1) % 2]], time.monotonic() + 20)
+    acked = players[0].state["version"]
+    crashes = {6, 18}
+    actions = 0
+    for _step in range(600):
+        state = max((p.state for p in players), key=lambda s: s["version"])
+        view = state["view"]
+        if view["phase"] == "over":
+            break
+        actor = next(p for p in players if p.state["view"]["seat"] == view["turn"])
+        if actor.state["version"] != state["version"]:
+            await actor.until(lambda m, v=state["version"]: m.get("type") == "state" and m["version"] >= v)
+        legal = actor.state["view"]["legal"]
+        action = pick(legal, rng)
+        sent_version = actor.state["version"]
+        await actor.ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
+        if actions in crashes:
+            # kill -9 the owner right after the action was sent: it may or may not be saved
+            owner = owner_of(redis_url, table)
+            victim = next(n for n in nodes if _is_owner(n, owner, redis_url))
+            kill9(victim)
+            nodes.remove(victim)
+            nodes.append(node(db, redis_url))
+            for p in players:
+                with contextlib_suppress():
+                    await p.ws.close()
+                await p.connect(path, nodes, time.monotonic() + 40)
+            version = players[0].state["version"]
+            # nothing acknowledged is lost; the unacknowledged action is there at most once
+            assert version in (acked, acked + 1), (version, acked)
+            if version == acked:  # not saved before the crash: send it again
+                actor_now = next(p for p in players if p.state["view"]["seat"] == view["turn"])
+                await actor_now.ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
+            else:  # saved: the same move again is refused, never applied twice
+                actor_now = next(p for p in players if p.state["view"]["seat"] == view["turn"])
+                await actor_now.ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
+                err = await actor_now.until(lambda m: m.get("type") == "error")
+                assert err["code"] == "stale_version"
+        target = sent_version + 1
+        for p in players:
+            if p.state["version"] < target:
+                await p.until(lambda m, v=target: m.get("type") == "state" and m["version"] >= v)
+        acked = target
+        actions += 1
+    else:
+        raise AssertionError("the hand did not end")
+    assert actions > max(crashes)
+    # every node agrees: the stored match holds exactly the acknowledged actions
+    for p in players:
+        assert p.state["version"] == acked
+
+
+def _is_owner(n: Any, owner: str | None, redis_url: str) -> bool:
+    """Whether node process ``n`` holds the lease ``owner`` (asked through its /healthz)."""
+    import urllib.request
+
+    with urllib.request.urlopen(n.url + "/healthz", timeout=5) as r:
+        return bool(json.loads(r.read()).get("node") == owner)
+
+
+class contextlib_suppress:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> bool:
+        return True
+
+
+LOCAL = """
+import json, sys, uvicorn
+from canasta.server import ServerConfig, create_app
+config = ServerConfig(allow_seeds=True, min_bot_delay_ms=0, message_rate=1000.0, message_burst=1000)
+uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0, config=config), host="127.0.0.1",
+            port=int(sys.argv[2]), log_level="warning")
+"""
+
+
+def test_a_sqlite_node_killed_20_times_loses_no_acknowledged_action(tmp_path: Path):
+    db = f"sqlite:///{tmp_path / 'canasta.db'}"
+    server = flood.ServerProcess(db, LOCAL)
+    server.start()
+    port = server.port
+    try:
+        cookie = server.session()
+        table = server.post("/api/tables", {"mode": "local", "preset": "two-player", "seed": 11}, cookie)["table"]
+        asyncio.run(_kill_loop(server, port, cookie, table))
+    finally:
+        server.stop()
+
+
+async def _kill_loop(server: Any, port: int, cookie: str, table: str) -> None:
+    from websockets.asyncio.client import connect
+
+    rng = random.Random(20)
+    acked_history: list[Any] = []
+    acked_version = 0
+    kills = 0
+    deadline = time.monotonic() + 240
+    while kills < 20 and time.monotonic() < deadline:
+        ws = await connect(f"ws://127.0.0.1:{port}/ws/tables/{table}", additional_headers={"Cookie": cookie})
+        state = json.loads(await ws.recv())
+        # the stored table holds every acknowledged change (the version counts them)
+        assert state["version"] >= acked_version
+        if state["view"]["hand_number"] == 1:
+            assert len(state["view"]["history"]) >= len(acked_history)
+        kill_after = time.monotonic() + rng.uniform(0.05, 0.6)
+        try:
+            while time.monotonic() < kill_after:
+                if state["view"]["phase"] == "over":
+                    msg = {"type": "next_hand"}
+                elif state["table"]["handoff"] is not None:
+                    msg = {"type": "reveal", "seat": state["table"]["handoff"]}
+                else:
+                    legal = state["view"]["legal"]
+                    msg = {"type": "action", "version": state["version"], "action": pick(legal, rng)}
+                await ws.send(json.dumps(msg))
+                while True:
+                    reply = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+                    if reply["type"] == "state" and reply["version"] > state["version"]:
+                        state = reply
+                        if state["view"]["hand_number"] == 1 and state["change"] == "action":
+                            acked_history = state["view"]["history"]
+                        acked_version = max(acked_version, state["version"])
+                        break
+                    if reply["type"] == "error":
+                        raise AssertionError(reply)
+        finally:
+            kill9(server)
+            kills += 1
+            with contextlib_suppress():
+                await ws.close()
+        server.port = port
+        server.start()
+    assert kills == 20
+    assert acked_version > 20
+    _ = tempfile  # (the database is the test's own temporary file)
