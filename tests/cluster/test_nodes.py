@@ -13,8 +13,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.server.support import bench_module
 
 flood = bench_module("flood")
