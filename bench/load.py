@@ -1,6 +1,7 @@
 """Load probe: many four-player tables, a scripted human at each, Normal computer seats.
 
-    python bench/load.py --tables N --think SECONDS [--seconds 30] [--db URL] [--json]
+    python bench/load.py --tables N --think SECONDS [--seconds 30] [--db URL]
+                         [--nodes K --redis URL] [--json]
 
 Starts one server (uvicorn, the production limits except the per-address ones, since every
 simulated browser here shares 127.0.0.1) on 127.0.0.1 with a temporary SQLite file unless
@@ -10,7 +11,10 @@ times every human action from sending it to receiving the state it produced, the
 everything and prints one JSON object: tables, nodes, actions_per_s, p50_ms, p95_ms, p99_ms,
 errors, rss_mb_per_table. Everything is bounded in count and time and runs on loopback.
 
-Several nodes (``--nodes``, ``--redis``) come with the scale-out work; today one node is measured.
+With ``--nodes K`` (K > 1) it starts K server processes on one database (``--db``, a PostgreSQL
+URL) and one Redis (``--redis``): each table is created on node ``i % K`` (which owns it), and
+its browser connects to a node drawn at random, so about (K-1)/K of the sockets are forwarded
+to their table's owner over Redis, as behind a load balancer with no sticky sessions.
 """
 
 from __future__ import annotations
@@ -34,10 +38,12 @@ import sys, uvicorn
 from canasta.server import ServerConfig, create_app
 from canasta.server.protocol import MAX_MESSAGE_BYTES
 n = 10**6
+redis = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
 config = ServerConfig(
     tables_per_minute_per_address=n, sessions_per_minute_per_address=n,
     sockets_per_address=n, socket_opens_per_minute_per_address=n,
-    min_bot_delay_ms=int(sys.argv[3]),
+    min_bot_delay_ms=int(sys.argv[3]), live_tables=20000,
+    redis_url=redis, single_node=redis is None,
 )
 app = create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config)
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", access_log=False,
@@ -45,8 +51,8 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", acc
 """
 
 
-def load_server(db: str, bot_delay_ms: int) -> ServerProcess:
-    return ServerProcess(db, SERVER, (str(bot_delay_ms),))
+def load_server(db: str, bot_delay_ms: int, redis: str | None = None) -> ServerProcess:
+    return ServerProcess(db, SERVER, (str(bot_delay_ms), redis or ""))
 
 
 def pick(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
@@ -114,16 +120,22 @@ def _percentile(ordered: list[float], q: float) -> float | None:
     return round(ordered[min(len(ordered) - 1, int(len(ordered) * q))], 1)
 
 
-def run_load(server: ServerProcess, *, tables: int, think: float, seconds: float, seed: int) -> dict[str, Any]:
+def run_load(
+    servers: list[ServerProcess] | ServerProcess, *, tables: int, think: float, seconds: float, seed: int
+) -> dict[str, Any]:
+    nodes = servers if isinstance(servers, list) else [servers]
     rng = random.Random(seed)
-    rss_idle = server.rss_mb()
-    cookies = [server.session() for _ in range(tables)]
+    rss_idle = sum(s.rss_mb() for s in nodes)
+    cookies = [nodes[i % len(nodes)].session() for i in range(tables)]
     ids = [
-        server.post("/api/tables", {"mode": "computer", "preset": "classic", "difficulty": "normal"}, c)["table"]
-        for c in cookies
+        nodes[i % len(nodes)].post(
+            "/api/tables", {"mode": "computer", "preset": "classic", "difficulty": "normal"}, c
+        )["table"]
+        for i, c in enumerate(cookies)
     ]
     out: dict[str, Any] = {"times": [], "actions": 0, "errors": 0, "codes": {}}
-    ws = server.url.replace("http://", "ws://")
+    # a browser reaches any node (no sticky sessions)
+    urls = [rng.choice(nodes).url.replace("http://", "ws://") for _ in ids]
 
     async def main() -> float:
         start = time.monotonic()
@@ -131,17 +143,17 @@ def run_load(server: ServerProcess, *, tables: int, think: float, seconds: float
         await asyncio.gather(
             *(
                 _human(f"{ws}/ws/tables/{t}", c, think, until, random.Random(rng.random()), out)
-                for t, c in zip(ids, cookies, strict=True)
+                for t, c, ws in zip(ids, cookies, urls, strict=True)
             )
         )
         return time.monotonic() - start
 
     elapsed = asyncio.run(main())
-    rss = server.rss_mb()
+    rss = sum(s.rss_mb() for s in nodes)
     ordered = sorted(out["times"])
     return {
         "tables": tables,
-        "nodes": 1,
+        "nodes": len(nodes),
         "think_s": think,
         "seconds": round(elapsed, 1),
         "human_actions": out["actions"],
@@ -164,21 +176,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bot-delay-ms", type=int, default=150)
     p.add_argument("--nodes", type=int, default=1)
     p.add_argument("--db", default=None)
+    p.add_argument("--redis", default=None, help="the Redis of several nodes (redis://127.0.0.1:6379/0)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    if args.nodes != 1:
-        p.error("only one node for now: several nodes come with the scale-out work")
+    if not 1 <= args.nodes <= 8:
+        p.error("--nodes 1..8")
+    if args.nodes > 1 and (not args.redis or not (args.db or "").startswith("postgres")):
+        p.error("several nodes need --db postgresql://... and --redis redis://...")
     if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 300 or args.think < 0:
         p.error("--tables 1..2000, --seconds up to 300, --think >= 0 (a bounded probe)")
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or str(Path(tmp) / "load.sqlite3")
-        server = load_server(db, args.bot_delay_ms)
-        server.start()
+        servers = [load_server(db, args.bot_delay_ms, args.redis if args.nodes > 1 else None) for _ in range(args.nodes)]
         try:
-            figures = run_load(server, tables=args.tables, think=args.think, seconds=args.seconds, seed=args.seed)
+            for server in servers:
+                server.start()
+            figures = run_load(servers, tables=args.tables, think=args.think, seconds=args.seconds, seed=args.seed)
         finally:
-            server.stop()
+            for server in servers:
+                server.stop()
     print(json.dumps(figures, indent=None if args.json else 2))
     return 0
 
