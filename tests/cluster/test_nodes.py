@@ -289,3 +289,30 @@ async def _kill_loop(server: Any, port: int, cookie: str, table: str) -> None:
     assert kills == 20
     assert acked_version > 20
     _ = tempfile  # (the database is the test's own temporary file)
+
+
+def test_sigterm_drains_a_node_and_another_takes_its_tables_at_once(cluster_urls):
+    db, redis_url = cluster_urls
+    a, b = node(db, redis_url), node(db, redis_url)
+    try:
+        cookie = a.session()
+        table = a.post("/api/tables", {"mode": "computer", "preset": "classic", "difficulty": "normal"}, cookie)["table"]
+        asyncio.run(_drain(a, b, cookie, table, redis_url))
+    finally:
+        a.stop()
+        b.stop()
+
+
+async def _drain(a: Any, b: Any, cookie: str, table: str, redis_url: str) -> None:
+    player = Player(cookie)
+    await player.connect(f"/ws/tables/{table}", [b], time.monotonic() + 20)  # forwarded to a
+    before = player.state["version"]
+    assert _is_owner(a, owner_of(redis_url, table), redis_url)
+    stopped = time.monotonic()
+    a.stop()  # SIGTERM: a saves and unloads its tables and releases their leases
+    await player.connect(f"/ws/tables/{table}", [b], time.monotonic() + 20)
+    took = time.monotonic() - stopped
+    assert player.state["version"] >= before
+    assert owner_of(redis_url, table) is not None and _is_owner(b, owner_of(redis_url, table), redis_url)
+    # well inside a lease's lifetime: the lease was handed over, not left to lapse
+    assert took < 5.0, took
