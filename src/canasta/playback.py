@@ -36,16 +36,20 @@ _DROPPED = ("format", "version", "settings", "legal", "history")
 
 
 def replay_summary(game: Game) -> dict[str, Any]:
-    """The match a replay is of: settings, each finished hand's dealer, length and result."""
+    """The match a replay is of: settings, each hand's dealer, length and result (None: unfinished)."""
     return {
         "format": REPLAY_FORMAT,
         "version": REPLAY_VERSION,
         "settings": game.settings.to_json(),
         "players": game.settings.players,
         "hands": [
-            {"number": h.number, "dealer": h.dealer, "actions": len(h.actions), "result": h.result.to_json()}
+            {
+                "number": h.number,
+                "dealer": h.dealer,
+                "actions": len(h.actions),
+                "result": None if h.result is None else h.result.to_json(),
+            }
             for h in game.hands
-            if h.result is not None
         ],
         "scores": list(game.scores),
         "over": game.is_over,
