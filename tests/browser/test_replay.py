@@ -136,3 +136,30 @@ def test_a_record_file_is_imported_and_a_broken_one_explained(page, server, tmp_
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => document.querySelector('#replay').dataset.hand === '1'")
     assert index(page) == len(record["hands"][0]["actions"])
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", "desktop"), ("ja", "phone")])
+def test_axe_replay_page(browser, server, tmp_path, lang, size):
+    from .test_accessibility import VIEWPORTS, _require_axe, scan
+
+    _require_axe()
+    context = browser.new_context(viewport=VIEWPORTS[size], is_mobile=size == "phone", has_touch=size == "phone",
+                                  bypass_csp=True)
+    try:
+        page = context.new_page()
+        use_prefs(page, lang=lang)
+        page.goto(server.url + "#replay=")
+        page.wait_for_selector("#replay-drop")
+        bad = scan(page, "replay-import", lang, size)
+        good = tmp_path / "match.json"
+        good.write_text((GOLDEN / "classic-2500-21.json").read_text())
+        page.set_input_files("#replay-file", str(good))
+        page.wait_for_selector("#replay-count")
+        for _ in range(30):
+            page.keyboard.press("ArrowRight")
+        page.check("#replay-reveal")
+        page.wait_for_function("() => !document.querySelector('.replay-hand .card.back')")
+        bad += scan(page, "replay", lang, size)
+        assert not bad, "\n".join(bad)
+    finally:
+        context.close()
