@@ -150,17 +150,15 @@ def test_a_new_match_keeps_the_finished_one_replayable(sqlite_url: str) -> None:
         assert c.get(f"/api/replays/{tid}", params={"match": listed[0]["match"]}).status_code == 404
 
 
-def _online_table(c: Client, tid: str, *, over: bool) -> None:
-    """An online table stored as the online server will store it (owned by nobody here)."""
+def _online_table(c: Client, tid: str, *, over: bool, players: list[tuple[str, str]]) -> None:
+    """An online table stored as the online server stores it, played by computer players."""
     store = c.app.state.store  # type: ignore[attr-defined]
-    table = Table.create(
+    table = Table.create_online(
         table_id=tid,
-        profile="someone-else",
-        mode="online",
         settings=Settings.preset("two-player-quick", target="one_hand"),
-        difficulty="normal",
+        players=list(players),  # type: ignore[arg-type]
         store=store,
-        delay_ms=0,
+        public=True,
     )
     assert isinstance(table.game, FairGame)
     game = table.game
@@ -174,8 +172,14 @@ def _online_table(c: Client, tid: str, *, over: bool) -> None:
 
 def test_an_online_match_is_public_once_over_and_private_before(sqlite_url: str) -> None:
     with client(sqlite_url) as c:
-        _online_table(c, "online-over", over=True)
-        _online_table(c, "online-live", over=False)
+        me = c.account
+        _online_table(c, "online-over", over=True, players=[("someone", "A"), (me, "Me")])
+        _online_table(c, "online-live", over=False, players=[(me, "Me"), ("someone", "A")])
+        # the player's list holds the match they played; the replay opens at their seat
+        listed = c.get("/api/replays").json()["matches"]
+        assert [m["replay"] for m in listed] == ["online-over"]
+        body = c.get("/api/replays/online-over").json()
+        assert body["seat"] == 1 and body["replay"]["own_seat"] == 1
         for _ in range(2):
             r = c.get("/api/replays/online-over", params={"seat": 1, "reveal": 1})
             assert r.status_code == 200, r.text
@@ -183,7 +187,9 @@ def test_an_online_match_is_public_once_over_and_private_before(sqlite_url: str)
             r = c.get("/api/replays/online-live")
             assert r.status_code == 404 and r.json()["error"]["code"] == "replay_not_found"
             assert c.get("/api/replays/online-live/record").status_code == 404
-            c.cookies.clear()  # without any session too
+            new_identity(c)  # another player, then nobody at all
+            assert c.get("/api/replays/online-over").json()["seat"] == 0
+            c.cookies.clear()
 
 
 # ---------------------------------------------------------------------- import

@@ -47,6 +47,8 @@ MAX_IMPORT_ACTIONS = 20_000
 MAX_IMPORT_HANDS = 200
 #: how many finished matches the list of recent matches shows
 RECENT = 20
+#: how many of the latest finished online tables the list looks through for the account's
+ONLINE_SCAN = 500
 
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
@@ -63,6 +65,15 @@ class _Match:
     profile: str | None
     seats: list[dict[str, Any]]
     record: dict[str, Any]
+    accounts: list[str | None]  # online: the account at each seat
+
+    def seat_of(self, account: AccountRow | None) -> int | None:
+        """The seat the account played (the owner plays seat 0 offline), else None."""
+        if account is None:
+            return None
+        if self.mode in OFFLINE_MODES:
+            return 0 if account.id == self.profile else None
+        return self.accounts.index(account.id) if account.id in self.accounts else None
 
 
 def _may_see(m: _Match, account: AccountRow | None) -> bool:
@@ -71,8 +82,8 @@ def _may_see(m: _Match, account: AccountRow | None) -> bool:
     return bool(m.record.get("over"))
 
 
-def _seat_and_reveal(request: Request, players: int) -> tuple[int, bool]:
-    raw = request.query_params.get("seat", "0")
+def _seat_and_reveal(request: Request, players: int, default: int) -> tuple[int, bool]:
+    raw = request.query_params.get("seat", str(default))
     if not raw.isdigit() or not 0 <= int(raw) < players:
         raise ApiError(400, "bad_seat", f"seat is 0..{players - 1}")
     reveal = request.query_params.get("reveal", "0")
@@ -89,9 +100,10 @@ def _hand_number(request: Request) -> int:
 
 
 def _build(game: Game, request: Request, extra: dict[str, Any]) -> dict[str, Any]:
-    """The replay of one hand: the match summary, then that hand's steps."""
+    """The replay of one hand: the match summary, then that hand's steps (seen by default
+    from the seat the asker played)."""
     summary = {**replay_summary(game), **extra}
-    seat, reveal = _seat_and_reveal(request, game.settings.players)
+    seat, reveal = _seat_and_reveal(request, game.settings.players, extra.get("own_seat") or 0)
     number = _hand_number(request)
     if number > len(game.hands):
         raise ApiError(404, "no_such_hand", f"the replay has {len(game.hands)} hand(s)")
@@ -160,26 +172,33 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
                 )
             if row is None or not isinstance(entry, dict) or not isinstance(entry.get("finished"), dict):
                 return None
-            return _Match(table_id, int(match), row.mode, row.profile, row.options.get("seats") or [], entry["finished"])
+            return _Match(
+                table_id, int(match), row.mode, row.profile, row.options.get("seats") or [], entry["finished"], _accounts(row.options)
+            )
         table = tables.peek(table_id)
         if table is not None:  # read at once, between two of its worker's steps
             seats = [s.to_json() for s in table.seats]
-            return _Match(table_id, None, table.mode, table.profile, seats, table.game.to_record())
+            return _Match(
+                table_id, None, table.mode, table.profile, seats, table.game.to_record(), _accounts(table.options)
+            )
         row = await store.load_table(table_id)
         if row is None:
             return None
-        return _Match(table_id, None, row.mode, row.profile, row.options.get("seats") or [], row.record)
+        return _Match(
+            table_id, None, row.mode, row.profile, row.options.get("seats") or [], row.record, _accounts(row.options)
+        )
 
-    async def visible(request: Request, table_id: str) -> tuple[_Match, dict[str, Any]]:
+    async def visible(request: Request, table_id: str) -> tuple[_Match, dict[str, Any], int | None]:
         count(request)
         m = await find(table_id, request.query_params.get("match"))
+        account = await account_of(request)
         # a table one may not see is no table at all (its existence is private too)
-        if m is None or not _may_see(m, await account_of(request)):
+        if m is None or not _may_see(m, account):
             raise ApiError(404, "replay_not_found", "no such replay")
         record = public_record(m.record)
         if not record["hands"]:
             raise ApiError(404, "nothing_to_replay", "no hand of this match is over yet")
-        return m, record
+        return m, record, m.seat_of(account)
 
     @router.get("/api/replays")
     async def recent(request: Request) -> dict[str, Any]:
@@ -195,8 +214,8 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
                 out.append(_listed(r.id, None, r.mode, r.record, r.updated_at.isoformat()))
         ids = [r.id for r in rows][:500]
         modes = {r.id: r.mode for r in rows}
-        if ids:
-            async with store.sessions() as s:
+        async with store.sessions() as s:
+            if ids:
                 q = (
                     select(TableLogRow.table_id, TableLogRow.seq, TableLogRow.entry, TableLogRow.created_at)
                     .where(TableLogRow.table_id.in_(ids), TableLogRow.entry["kind"].as_string() == "new_match")
@@ -207,18 +226,38 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
                     finished = entry.get("finished") if isinstance(entry, dict) else None
                     if isinstance(finished, dict):
                         out.append(_listed(table_id, seq, modes[table_id], finished, at.isoformat()))
+            # online matches the account played (online tables have no owner: their players are
+            # in the options; a participants table would index this, the scan is bounded)
+            q2 = (
+                select(TableRow.id, TableRow.options, TableRow.updated_at)
+                .where(TableRow.mode.not_in(OFFLINE_MODES), TableRow.status == "match_over")
+                .order_by(TableRow.updated_at.desc())
+                .limit(ONLINE_SCAN)
+            )
+            played = {
+                table_id: at
+                for table_id, options, at in (await s.execute(q2)).all()
+                if account.id in _accounts(options)
+            }
+            if played:
+                q3 = select(TableRow.id, TableRow.mode, TableRow.record).where(
+                    TableRow.id.in_(list(played)[:RECENT])
+                )
+                for table_id, mode, record in (await s.execute(q3)).all():
+                    out.append(_listed(table_id, None, mode, record, played[table_id].isoformat()))
         out.sort(key=lambda x: x["finished_at"], reverse=True)
         return {"matches": out[:RECENT]}
 
     @router.get("/api/replays/{table_id}")
     async def replay(table_id: str, request: Request) -> dict[str, Any]:
         """One hand of a match, step by step (``hand``, ``seat``, ``reveal``, ``match``)."""
-        m, record = await visible(request, table_id)
+        m, record, own = await visible(request, table_id)
         extra = {
             "table": m.table,
             "match": m.match,
             "mode": m.mode,
             "seats": m.seats,
+            "own_seat": own,
             "fairness": record.get("fairness"),
         }
         game = await asyncio.to_thread(Game.from_record, record)
@@ -227,7 +266,7 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
     @router.get("/api/replays/{table_id}/record")
     async def export(table_id: str, request: Request) -> Response:
         """The match's record in the core's format (finished hands only), as a download."""
-        m, record = await visible(request, table_id)
+        m, record, _ = await visible(request, table_id)
         name = f"canasta-{m.table}" + (f"-{m.match}" if m.match is not None else "") + ".json"
         return Response(
             json.dumps(record, indent=1),
@@ -250,10 +289,16 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
         except (ValueError, RecursionError) as e:
             raise ApiError(400, "bad_json", "the file is not valid JSON") from e
         game = await asyncio.to_thread(_replay_import, record)
-        extra = {"table": None, "match": None, "mode": None, "seats": [], "fairness": record.get("fairness")}
+        extra = {"table": None, "match": None, "mode": None, "seats": [], "own_seat": None, "fairness": record.get("fairness")}
         return await asyncio.to_thread(_build, game, request, extra)
 
     return router
+
+
+def _accounts(options: dict[str, Any]) -> list[str | None]:
+    online = options.get("online") if isinstance(options, dict) else None
+    accounts = online.get("accounts") if isinstance(online, dict) else None
+    return list(accounts) if isinstance(accounts, list) else []
 
 
 def _listed(table_id: str, match: int | None, mode: str, record: dict[str, Any], at: str) -> dict[str, Any]:

@@ -45,7 +45,8 @@ export function openReplay(ctl, ref) {
 async function load(hand, index) {
   R.loading = true;
   redraw();
-  const params = `hand=${hand}&seat=${R.seat}&reveal=${R.reveal ? 1 : 0}`;
+  // the first request names no seat: the server shows the one the player played
+  const params = `hand=${hand}${R.summary ? `&seat=${R.seat}` : ""}&reveal=${R.reveal ? 1 : 0}`;
   try {
     let res;
     if (R.record) {
@@ -56,6 +57,7 @@ async function load(hand, index) {
     }
     R.summary = res.replay;
     R.hand = res.hand;
+    R.seat = res.seat;
     R.steps = res.steps;
     R.index = index < 0 ? res.steps.length - 1 : Math.min(index, res.steps.length - 1);
     R.error = null;
