@@ -1,4 +1,4 @@
-"""The ``canasta`` command: replay records, play a demo hand, run the web app and the arena."""
+"""The ``canasta`` command: replay and verify records, play a demo hand, run the web app and the arena."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from .actions import action_from_json, action_to_text
 from .describe import describe_state
 from .errors import CanastaError, FormatError, IllegalAction
+from .fairness import verify_record
 from .game import Game, ReplayError, replay_record
 from .position import POSITION_FORMAT, position_to_json, state_from_position
 from .rules import PRESETS, Settings
@@ -83,6 +84,22 @@ def _illegal(args: argparse.Namespace, index: int, text: str, err: IllegalAction
     return 1
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    try:
+        data = _load(args.file)
+    except FormatError as e:
+        print(f"error: {e.code}: {e.message}", file=sys.stderr)
+        return 2
+    result = verify_record(data)
+    for line in result.lines:
+        print(line)
+    if result.failure is not None:
+        print(f"verification failed: {result.failure.code}: {result.failure.message}", file=sys.stderr)
+        return 1
+    print("verified: every revealed deal is the deal of its committed seed")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     settings = Settings.preset(args.preset)
     seed = args.seed if args.seed is not None else random.randrange(10**6)
@@ -140,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file")
     r.add_argument("--json", action="store_true", help="print the final state and scores as JSON")
     r.set_defaults(func=cmd_replay)
+    v = sub.add_parser("verify", help="check a record's deals against their commitments and replay it")
+    v.add_argument("file")
+    v.set_defaults(func=cmd_verify)
     d = sub.add_parser("demo", help="play and print a demo hand between computer players")
     d.add_argument("--preset", default="classic", choices=list(PRESETS))
     d.add_argument("--seed", type=int)

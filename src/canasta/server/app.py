@@ -675,6 +675,9 @@ def create_app(
                     continue
                 await lobby.handle(conn, raw)
 
+    from .replays import replay_router  # here: it imports ApiError from this module
+
+    app.include_router(replay_router(store, tables, config, lambda r: _account(r.cookies.get(SESSION_COOKIE))))
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

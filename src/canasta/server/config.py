@@ -10,6 +10,10 @@ from dataclasses import dataclass
 
 #: the largest HTTP request body (the largest legal body, a table request, is under 2 KiB)
 MAX_BODY_BYTES = 16 * 1024
+#: the largest record a player may import to replay (a long classic match is under 40 KiB)
+MAX_RECORD_BYTES = 256 * 1024
+#: the paths whose bodies may be larger than MAX_BODY_BYTES, and their own limit
+BODY_LIMITS = {"/api/replays/import": MAX_RECORD_BYTES}
 
 
 @dataclass(frozen=True, kw_only=True)

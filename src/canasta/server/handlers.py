@@ -8,11 +8,11 @@ core, and commits through ``Table._changed``.
 from __future__ import annotations
 
 import asyncio
-import random
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, Meld, action_to_json, action_to_text
 from ..errors import IllegalAction
+from ..fairness import FairGame, game_from_record
 from ..game import Game
 from .conn import Conn
 from .protocol import MAX_DELAY_MS, TableError, action_of, minimum_numbers
@@ -142,7 +142,7 @@ class Handlers:
             )
         record = self.game.to_record()
         record["hands"][-1]["actions"].pop()
-        self.game = Game.from_record(record)
+        self.game = game_from_record(record)
         await self._changed("undo")
 
     async def _on_pause(self, conn: Conn, msg: dict[str, Any]) -> None:
@@ -189,12 +189,13 @@ class Handlers:
         self._check_owner(conn)
         if not self.game.is_over:
             raise TableError("match_in_progress", "the match is not over")
-        self.game = Game(self.game.settings, seed=random.SystemRandom().randrange(2**62))
+        finished = self.game.to_record()  # kept in the log: the match stays replayable
+        self.game = FairGame(self.game.settings)
         self._players.clear()
         self.hands_counted = 0
         self.match_counted = False
         self._after_deal()
-        await self._changed("new_match")
+        await self._changed("new_match", finished=finished)
 
     async def _on_settings(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_owner(conn)

@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .config import ServerConfig
+from .config import BODY_LIMITS, ServerConfig
 
 access_log = logging.getLogger("canasta.access")
 
@@ -174,14 +174,15 @@ class SecurityMiddleware:
             )
             await send_wrapper({"type": "http.response.body", "body": body})
 
+        max_body = BODY_LIMITS.get(scope.get("path", ""), self.max_body)
         try:
             refusal = self._refusal(scope)
             length = _header(scope, b"content-length")
             if refusal is not None:
                 await error(*refusal)
-            elif length is not None and (not length.isdigit() or int(length) > self.max_body):
+            elif length is not None and (not length.isdigit() or int(length) > max_body):
                 await error(
-                    413, "body_too_large", f"request bodies are limited to {self.max_body} bytes"
+                    413, "body_too_large", f"request bodies are limited to {max_body} bytes"
                 )
             else:
                 received = 0
@@ -191,7 +192,7 @@ class SecurityMiddleware:
                     message = await receive()
                     if message["type"] == "http.request":
                         received += len(message.get("body") or b"")
-                        if received > self.max_body:
+                        if received > max_body:
                             raise _BodyTooLarge
                     return message
 
@@ -203,7 +204,7 @@ class SecurityMiddleware:
                     await error(
                         413,
                         "body_too_large",
-                        f"request bodies are limited to {self.max_body} bytes",
+                        f"request bodies are limited to {max_body} bytes",
                     )
         finally:
             access_log.info(

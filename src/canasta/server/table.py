@@ -14,7 +14,6 @@ import asyncio
 import datetime as dt
 import json
 import logging
-import random
 import time
 import zlib
 from collections.abc import Awaitable, Callable
@@ -23,6 +22,7 @@ from typing import Any
 
 from ..actions import action_from_text, action_to_text
 from ..errors import IllegalAction
+from ..fairness import FairGame, fairness_info, game_from_record
 from ..game import Game
 from ..rules import Settings
 from .config import ServerConfig
@@ -191,8 +191,7 @@ class Table(Seating, Handlers, Online):
         players = settings.players
         seats = computer_seats(players, difficulty) if mode == "computer" else local_seats(players)
         seeded = seed is not None
-        seed = random.SystemRandom().randrange(2**62) if seed is None else seed
-        game = Game(settings, seed=seed)
+        game = Game(settings, seed=seed) if seeded else FairGame(settings)
         options: dict[str, Any] = {
             "seats": [s.to_json() for s in seats],
             "difficulty": difficulty,
@@ -236,7 +235,7 @@ class Table(Seating, Handlers, Online):
                 seats.append(SeatInfo(f"Computer {seat + 1}", "computer", level, "player"))
             else:
                 seats.append(SeatInfo(player[1], "human", None, "player"))
-        game = Game(settings, seed=random.SystemRandom().randrange(2**62))
+        game = FairGame(settings)
         options: dict[str, Any] = {
             "seats": [s.to_json() for s in seats],
             "difficulty": "normal",
@@ -269,7 +268,7 @@ class Table(Seating, Handlers, Online):
     ) -> Table:
         """A table reloaded from its row and the log after its snapshot: the core replays the
         snapshot's record exactly, then the actions logged since."""
-        game = Game.from_record(row.record)
+        game = game_from_record(row.record)
         tail = [e["action"] for e in log or () if e.get("kind") == "action"]
         for text in tail:
             game.apply(action_from_text(text))
@@ -366,6 +365,7 @@ class Table(Seating, Handlers, Online):
             "handoff": self.handoff,
             "can_undo": self._can_undo(conn),
             "online": self.online_info(conn) if self.mode == "online" else None,
+            "fairness": fairness_info(g),
             "match": {
                 "scores": list(g.scores),
                 "target": g.settings.target,
@@ -631,7 +631,7 @@ class Table(Seating, Handlers, Online):
         saved = self._saved
         if saved is None or self._snapshot is None:  # pragma: no cover - saved when created
             raise RuntimeError("a table with no saved row cannot roll back")
-        game = Game.from_record(self._snapshot)
+        game = game_from_record(self._snapshot)
         for text in self._tail:
             game.apply(action_from_text(text))
         self.game = game

@@ -9,6 +9,7 @@ import {
 } from "./table.js";
 import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
 import { renderTutorial } from "./tutorial.js";
+import { renderReplay, openReplay } from "./replay.js";
 import { animateEvent } from "./animate.js";
 import { handOverlay, handoffOverlay, closeOverlay, overlayKind, takeReturnFocus, trapTab } from "./overlays.js";
 import { focusKey, focusFirst, announce } from "./focus.js";
@@ -35,7 +36,7 @@ function tableOverlays() {
 export function show(screen) {
   const back = screen === "table" && S.screen !== "table";
   S.screen = screen;
-  for (const id of ["start", "table", "rules", "tutorial", "online"]) $(`#${id}`).hidden = id !== screen;
+  for (const id of ["start", "table", "rules", "tutorial", "online", "replay"]) $(`#${id}`).hidden = id !== screen;
   document.body.dataset.screen = screen;
   if (back) tableOverlays();
   redraw();
@@ -92,6 +93,7 @@ function redrawInner() {
   else if (S.screen === "rules") renderRules($("#rules"), controller);
   else if (S.screen === "tutorial") renderTutorial($("#tutorial"), controller);
   else if (S.screen === "online") renderOnline($("#online"), controller);
+  else if (S.screen === "replay") renderReplay($("#replay"), controller);
   const peekBtn = $("#btn-peek-back");
   if (peekBtn) peekBtn.remove();
   if (S.peek && S.screen === "table" && S.view && (S.view.phase === "over" || (S.table && S.table.match && S.table.match.over)) && !overlayKind()) {
@@ -650,6 +652,7 @@ function routeFromHash(initial) {
   else if (hash === "online") controller.openOnline();
   else if (hash.startsWith("room=")) controller.openOnline(decodeURIComponent(hash.slice(5)).replace(/[^A-Za-z0-9]/g, "").slice(0, 6));
   else if (hash.startsWith("table=")) openTable(decodeURIComponent(hash.slice(6)));
+  else if (hash.startsWith("replay=")) openReplay(controller, decodeURIComponent(hash.slice(7)));
   else if (initial) show("start");
 }
 

@@ -3,6 +3,7 @@ import { S } from "./store.js";
 import { t } from "./i18n.js";
 import { seatName, sideName, teamName } from "./table.js";
 import { focusKey, focusFirst, tabbables } from "./focus.js";
+import { fairnessLine, replayLink } from "./replay.js";
 
 const overlay = () => document.getElementById("overlay");
 
@@ -178,6 +179,8 @@ export function handOverlay(ctl) {
     totals.append(p);
   }
   body.append(totals);
+  const fair = fairnessLine(S.table);
+  if (fair) body.append(fair);
   const row = document.createElement("div");
   row.className = "dialog-buttons";
   const peek = button(t("result.see_table"), () => ctl.peek(), "ghost");
@@ -202,6 +205,7 @@ export function handOverlay(ctl) {
     const stats = button(t("stats.title"), () => ctl.openStats());
     stats.id = "btn-match-stats";
     row.append(stats);
+    row.append(replayLink(ctl, S.tableId));
     row.append(button(t("result.menu"), () => ctl.leaveTable()));
   } else {
     const next = button(t("result.next_hand"), () => ctl.send({ type: "next_hand" }), "primary");

@@ -4,6 +4,7 @@ import { t, raw, languages } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { cardEl } from "./cards.js";
+import { recentMatches } from "./replay.js";
 
 const h = (tag, cls, text) => {
   const el = document.createElement(tag);
@@ -352,6 +353,7 @@ function drawStats(ctl) {
     body.append(h("h3", null, t("stats.online")));
     body.append(figures(onlineStats, "online"));
   }
+  body.append(recentMatches(ctl));
   const row = h("div", "dialog-buttons");
   if (!confirmReset) {
     const b = button(t("stats.reset"), () => { confirmReset = true; drawStats(ctl); }, "danger");
