@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import hashlib
 import json
 import logging
 import time
-import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -716,7 +716,14 @@ class Table(Seating, Handlers, Online):
         player = self._players.get(seat)
         if player is None:
             level = self.seats[seat].level or "normal"
-            seed = zlib.crc32(f"{self.game.seed}:{seat}".encode())
+            # a committed deal has no public seed: its secret (hashed, never shown) seeds the
+            # computer seats, so they differ from table to table and nobody can predict them
+            secret = getattr(self.game, "secret", None)
+            if secret is None:  # a chosen deal (a practice table, a test): as it always was
+                seed = zlib.crc32(f"{self.game.seed}:{seat}".encode())
+            else:
+                digest = hashlib.sha256(f"computer:{secret}:{self.id}:{seat}".encode()).digest()
+                seed = int.from_bytes(digest[:8], "big")
             player = self._players[seat] = make_computer(level, seed)
         return player
 
