@@ -16,6 +16,7 @@ import hashlib
 import json
 import logging
 import time
+import zlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
