@@ -188,7 +188,8 @@ def clean_name(value: Any) -> str:
         raise ApiError(400, "bad_name", "name is a string")
     text = unicodedata.normalize("NFKC", value)
     text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
-    text = " ".join(text.split())
+    # removing a character may leave a sequence NFKC composes ("e", ZWJ, U+0301): again
+    text = unicodedata.normalize("NFKC", " ".join(text.split()))
     if not text:
         raise ApiError(400, "bad_name", "the name is empty once cleaned")
     if len(text) > NAME_MAX:
