@@ -460,7 +460,7 @@ def create_app(
         updated = await store.set_name(account.id, name)
         if updated is None:  # pragma: no cover - the session's account is gone
             raise ApiError(401, "no_session", "no session: POST /api/session first")
-        lobby.rename(account.id, name)
+        await lobby.rename(account.id, name)
         return {"account": _account_json(updated)}
 
     @app.get("/api/stats")
