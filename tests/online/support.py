@@ -50,6 +50,14 @@ class Browser:
         self._stack = contextlib.ExitStack()
         self.lobby: WebSocketTestSession | None = None
 
+    def at(self, c: TestClient) -> Browser:
+        """The same browser (its session cookie) at another server app (after a restart)."""
+        other = Browser.__new__(Browser)
+        other.c, other.token, other.account = c, self.token, self.account
+        other._stack = contextlib.ExitStack()
+        other.lobby = None
+        return other
+
     @property
     def headers(self) -> dict[str, str]:
         return {"cookie": f"canasta_session={self.token}"}
@@ -176,7 +184,9 @@ class Socket:
         (no error on the way)."""
         if self.state is not None and self.state["version"] >= version:
             return self.state
-        return self.until(lambda m: _no_error(m) and m["type"] == "state" and m["version"] >= version)
+        return self.until(
+            lambda m: _no_error(m) and m["type"] == "state" and m["version"] >= version
+        )
 
 
 def _no_error(msg: Message) -> bool:
@@ -213,7 +223,12 @@ def play_hand(
         if view["phase"] == "over" or done == stop_after:
             return first
         me = players[view["turn"]]
-        assert me.state is not None and me.state["version"] == version, (me.state["version"], version, me.state["change"], [(s.state["version"], s.state["change"]) for s in everyone if s.state])
+        assert me.state is not None and me.state["version"] == version, (
+            me.state["version"],
+            version,
+            me.state["change"],
+            [(s.state["version"], s.state["change"]) for s in everyone if s.state],
+        )
         legal = me.state["view"]["legal"]
         assert legal, "the seat to act is offered no action"
         me.send(type="action", version=version, action=pick(legal, rng))
