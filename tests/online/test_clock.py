@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import sqlite3
+import time
+from pathlib import Path
 from typing import Any
 
 from tests.online.support import (
@@ -147,3 +150,38 @@ def test_a_dropped_socket_goes_away_after_the_grace_period_and_comes_back(db_url
         sa2.at_version(returned["version"])
         after = play_hand({seat_a: sa2, seat_b: sb}, [], random.Random(3), stop_after=6)
         assert after["version"] >= returned["version"] + 6 or after["view"]["phase"] == "over"
+
+
+def test_a_deadline_that_passes_while_storage_is_down_fires_when_it_is_back(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "canasta.sqlite3"
+    url = f"sqlite+aiosqlite:///{path}"
+    config = dataclasses.replace(
+        ONLINE_CONFIG, move_seconds=3.0, sqlite_busy_seconds=0.2, storage_retry_seconds=0.1
+    )
+    with online_client(url, config) as c, browsers(c, 1) as (me,):
+        table = _room_match([me], "two-player", 5000, bots=[1])
+        s = Socket(me.socket(f"/ws/tables/{table}"))
+        mine = s.until(
+            lambda m: (
+                m["type"] == "state" and m["view"]["turn"] == 0 and m["view"]["phase"] == "draw"
+            )
+        )
+        lock = sqlite3.connect(path, isolation_level=None, timeout=10)
+        lock.execute("BEGIN EXCLUSIVE")
+        try:
+            refused = s.ask(type="action", version=mine["version"], action={"type": "draw"})
+            assert refused["type"] == "error" and refused["code"] == "storage_unavailable"
+            deadline = online_of(mine)["deadline_ms"] / 1000
+            for _ in range(100):  # wait (bounded) until the deadline has passed meanwhile
+                if time.time() > deadline + 0.3:
+                    break
+                time.sleep(0.1)
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        s.until(lambda m: m["type"] == "state" and m["change"] == "storage")
+        timed_out = s.until(lambda m: m["type"] == "state" and online_of(m)["auto"][0] == "timeout")
+        assert timed_out["version"] == mine["version"] + 1
+        assert timed_out["event"]["seat"] == 0 and timed_out["event"]["action"]["type"] == "draw"
