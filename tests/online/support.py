@@ -50,6 +50,14 @@ class Browser:
         self._stack = contextlib.ExitStack()
         self.lobby: WebSocketTestSession | None = None
 
+    def at(self, c: TestClient) -> Browser:
+        """The same browser (its session cookie) at another server app (after a restart)."""
+        other = Browser.__new__(Browser)
+        other.c, other.token, other.account = c, self.token, self.account
+        other._stack = contextlib.ExitStack()
+        other.lobby = None
+        return other
+
     @property
     def headers(self) -> dict[str, str]:
         return {"cookie": f"canasta_session={self.token}"}
@@ -79,6 +87,24 @@ class Browser:
                 return msg
         raise AssertionError("expected message never arrived")
 
+    def lobby_ask(self, **msg: Any) -> Message:
+        """Send a lobby message with a request id; its answer (an error or a snapshot)."""
+        assert self.lobby is not None
+        self._requests = getattr(self, "_requests", 0) + 1
+        request = f"{msg.get('type')}-{self._requests}"
+        self.send(self.lobby, **msg, request=request)
+        return self.until(self.lobby, lambda m: m.get("request") == request)
+
+    def lobby_error(self, **msg: Any) -> str:
+        answer = self.lobby_ask(**msg)
+        assert answer["type"] == "error", answer
+        return str(answer["code"])
+
+    def lobby_until(self, kind: str, pred: Callable[[Message], bool] = lambda m: True) -> Message:
+        """The next lobby message of type ``kind`` meeting ``pred``."""
+        assert self.lobby is not None
+        return self.until(self.lobby, lambda m: m["type"] == kind and pred(m))
+
     def close(self) -> None:
         self._stack.close()
 
@@ -106,3 +132,107 @@ def quick_match(players: list[Browser], preset: str = "classic", target: int = 5
         ids.add(b.until(b.lobby, lambda m: m["type"] == "match")["table"])
     assert len(ids) == 1
     return ids.pop()
+
+
+class Socket:
+    """A table socket read in order: every message goes through ``check`` (a privacy check)
+    and the last ``state`` is kept."""
+
+    def __init__(
+        self, ws: WebSocketTestSession, check: Callable[[Message], None] = lambda m: None
+    ) -> None:
+        self.ws = ws
+        self.check = check
+        self.state: Message | None = None
+        self.chats: list[Message] = []
+        self.errors: list[Message] = []
+
+    def next(self) -> Message:
+        msg = receive(self.ws)
+        self.check(msg)
+        if msg["type"] == "state":
+            self.state = msg
+        elif msg["type"] == "chat":
+            self.chats.append(msg)
+        elif msg["type"] == "error":
+            self.errors.append(msg)
+        return msg
+
+    def until(self, pred: Callable[[Message], bool], limit: int = 5000) -> Message:
+        for _ in range(limit):
+            msg = self.next()
+            if pred(msg):
+                return msg
+        raise AssertionError("expected message never arrived")
+
+    def send(self, **msg: Any) -> None:
+        self.ws.send_text(json.dumps(msg))
+
+    def ask(self, **msg: Any) -> Message:
+        """Send a message with a request id; its answer (a state, an error, ...)."""
+        request = f"r{id(msg)}-{msg.get('type')}"
+        self.send(**msg, request=request)
+        return self.until(lambda m: m.get("request") == request)
+
+    def error(self, **msg: Any) -> str:
+        answer = self.ask(**msg)
+        assert answer["type"] == "error", answer
+        return str(answer["code"])
+
+    def at_version(self, version: int) -> Message:
+        """The last state if it is of ``version`` (or later), else read until one arrives
+        (no error on the way)."""
+        if self.state is not None and self.state["version"] >= version:
+            return self.state
+        return self.until(
+            lambda m: _no_error(m) and m["type"] == "state" and m["version"] >= version
+        )
+
+
+def _no_error(msg: Message) -> bool:
+    assert msg["type"] != "error", msg
+    return True
+
+
+def online_of(msg: Message) -> dict[str, Any]:
+    on = msg["table"]["online"]
+    assert isinstance(on, dict)
+    return on
+
+
+def play_hand(
+    players: dict[int, Socket],
+    watchers: list[Socket],
+    rng: Any,
+    max_actions: int = 3000,
+    stop_after: int | None = None,
+) -> Message:
+    """People at every seat play one hand through their sockets (``pick`` chooses); every
+    socket reads every state. Returns the state showing the hand's end (or the state after
+    ``stop_after`` actions)."""
+    from tests.server.support import pick
+
+    everyone = [*players.values(), *watchers]
+    version = max(s.state["version"] for s in everyone if s.state is not None)
+    for s in everyone:
+        s.at_version(version)
+    for done in range(max_actions):
+        first = next(iter(players.values())).state
+        assert first is not None
+        view = first["view"]
+        if view["phase"] == "over" or done == stop_after:
+            return first
+        me = players[view["turn"]]
+        assert me.state is not None and me.state["version"] == version, (
+            me.state["version"],
+            version,
+            me.state["change"],
+            [(s.state["version"], s.state["change"]) for s in everyone if s.state],
+        )
+        legal = me.state["view"]["legal"]
+        assert legal, "the seat to act is offered no action"
+        me.send(type="action", version=version, action=pick(legal, rng))
+        version += 1
+        for s in everyone:
+            s.at_version(version)
+    raise AssertionError("the hand did not end")

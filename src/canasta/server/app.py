@@ -190,7 +190,8 @@ def clean_name(value: Any) -> str:
         raise ApiError(400, "bad_name", "name is a string")
     text = unicodedata.normalize("NFKC", value)
     text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
-    text = " ".join(text.split())
+    # removing a character may leave a sequence NFKC composes ("e", ZWJ, U+0301): again
+    text = unicodedata.normalize("NFKC", " ".join(text.split()))
     if not text:
         raise ApiError(400, "bad_name", "the name is empty once cleaned")
     if len(text) > NAME_MAX:
@@ -485,7 +486,7 @@ def create_app(
         updated = await store.set_name(account.id, name)
         if updated is None:  # pragma: no cover - the session's account is gone
             raise ApiError(401, "no_session", "no session: POST /api/session first")
-        lobby.rename(account.id, name)
+        await lobby.rename(account.id, name)
         return {"account": _account_json(updated)}
 
     @app.get("/api/stats")

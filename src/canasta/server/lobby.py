@@ -199,12 +199,22 @@ class Lobby:
                     if account in self.queue:
                         self._start_grace(account)
 
-    def rename(self, account: str, name: str) -> None:
-        """A new display name: used for matches made from now on."""
-        self.names[account] = name
-        entry = self.queue.get(account)
-        if entry is not None:
-            entry.name = name
+    async def rename(self, account: str, name: str) -> None:
+        """A new display name: used for matches made from now on, including the one its
+        queue entry or room is waiting for (a match keeps the names it started with)."""
+        async with self.lock:
+            self.names[account] = name
+            entry = self.queue.get(account)
+            if entry is not None:
+                entry.name = name
+                await self.store.put_lobby_entry("queue", account, asdict(entry))
+            room = self._room_of(account)
+            if room is not None:
+                seat = room.seat_of(account)
+                assert seat is not None
+                room.seats[seat] = {**(room.seats[seat] or {}), "name": name}
+                await self._save_room(room)
+                self._room_changed(room)
 
     # ------------------------------------------------------------------ messages
 

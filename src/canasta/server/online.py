@@ -324,6 +324,17 @@ class Online:
                 self._start_grace(account)
         self._arm_deadline()
 
+    def _resume_online(self) -> None:
+        """Storage is back: a deadline or grace period that passed while nothing could be
+        saved (its wake-up was skipped) takes effect now."""
+        if self.mode != "online":
+            return
+        self._arm_deadline()
+        now = asyncio.get_running_loop().time()
+        for account, handle in list(self._grace_handles.items()):
+            if handle.when() <= now:
+                self.queue.put_nowait(_Grace(account))
+
     async def _on_grace(self, item: _Grace) -> None:
         self._grace_handles.pop(item.account, None)
         seat = self.seat_of(item.account)

@@ -491,12 +491,16 @@ class Table(Seating, Handlers, Online):
             if self.mode == "online":
                 self._left_online(item.conn)
                 self.broadcast_presence()
-        elif isinstance(item, _Deadline):
+        elif isinstance(item, _Deadline | _Grace):
+            # skipped while nothing can be saved: taken up again when storage is back
             if self.storage_ok and not self.defunct:
-                await self._on_deadline(item)
-        elif isinstance(item, _Grace):
-            if self.storage_ok and not self.defunct:
-                await self._on_grace(item)
+                try:
+                    if isinstance(item, _Deadline):
+                        await self._on_deadline(item)
+                    else:
+                        await self._on_grace(item)
+                except TableError:  # not saved: the table is back as committed
+                    pass
         elif isinstance(item, _BotTurn):
             await self._bot_turn(item.version)
         elif isinstance(item, _StorageBack):
@@ -512,6 +516,7 @@ class Table(Seating, Handlers, Online):
             for conn in self.conns:
                 conn.send(self.state_message(conn, "storage"))
             self._schedule_bot()
+            self._resume_online()
         elif isinstance(item, _Incoming):
             started = time.perf_counter()
             kind = "?"

@@ -1,0 +1,240 @@
+"""Chat, leaving, rematch, names, and a restart in the middle of a match (docs/protocol.md,
+"Online play")."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+
+from tests.online.support import (
+    ONLINE_CONFIG,
+    Browser,
+    Socket,
+    browsers,
+    online_client,
+    online_of,
+    play_hand,
+    quick_match,
+)
+from tests.online.test_clock import _live, _room_match
+
+LONG = dataclasses.replace(ONLINE_CONFIG, move_seconds=600.0)
+
+
+def _seated(players: list[Browser], table: str) -> dict[int, Socket]:
+    out = {}
+    for b in players:
+        s = Socket(b.socket(f"/ws/tables/{table}"))
+        out[s.until(lambda m: m["type"] == "state")["table"]["seat"]] = s
+    return out
+
+
+def test_chat_reaches_every_socket_at_the_table(db_url: str) -> None:
+    with online_client(db_url, LONG) as c, browsers(c, 5) as people:
+        players, watcher = people[:4], people[4]
+        table = quick_match(players)
+        seats = _seated(players, table)
+        spectator = Socket(watcher.socket(f"/ws/tables/{table}"))
+        spectator.until(lambda m: m["type"] == "state")
+        second_tab = Socket(players[0].socket(f"/ws/tables/{table}"))
+        seat0 = second_tab.until(lambda m: m["type"] == "state")["table"]["seat"]
+        everyone = [*seats.values(), spectator, second_tab]
+        sent = seats[2].ask(type="chat", phrase="good_luck")
+        assert sent == {
+            "type": "chat",
+            "seat": 2,
+            "phrase": "good_luck",
+            "at_ms": sent["at_ms"],
+            "request": sent["request"],
+        }
+        for s in everyone:
+            if s is seats[2]:
+                continue  # its copy was the answer
+            got = s.until(lambda m: m["type"] == "chat")
+            assert {k: got[k] for k in ("seat", "phrase")} == {"seat": 2, "phrase": "good_luck"}
+            assert "request" not in got
+        second_tab.send(type="chat", phrase="nice_canasta")
+        for s in everyone:
+            got = s.until(lambda m: m["type"] == "chat")
+            assert (got["seat"], got["phrase"]) == (seat0, "nice_canasta")
+
+
+def test_a_player_who_leaves_becomes_a_spectator_and_loses(db_url: str) -> None:
+    with online_client(db_url, LONG) as c, browsers(c, 3) as people:
+        players, watcher = people[:2], people[2]
+        table = quick_match(players, preset="two-player")
+        seats = _seated(players, table)
+        leaver = players[0]
+        seat = next(
+            s
+            for s, sock in seats.items()
+            if sock.state["table"]["seats"][s]["name"] == leaver.account["name"]
+        )  # type: ignore[index]
+        stayer = seats[1 - seat]
+        spectator = Socket(watcher.socket(f"/ws/tables/{table}"))
+        spectator.until(lambda m: m["type"] == "state")
+        version = seats[seat].state["version"]  # type: ignore[index]
+        left = seats[seat].ask(type="leave")
+        assert left["type"] == "state" and left["change"] == "leave"
+        assert left["table"]["seat"] is None and left["view"]["hand"] is None
+        assert online_of(left)["auto"][seat] == "left"
+        assert left["table"]["seats"][seat]["kind"] == "computer"
+        seen = stayer.until(lambda m: m["type"] == "state" and m["change"] == "leave")
+        assert seen["version"] == version and seen["table"]["seat"] == 1 - seat
+        assert _live(c, table).online["auto"][seat] == "left"
+        assert seats[seat].error(type="chat", phrase="gg") == "not_seated"
+        assert seats[seat].error(type="back") == "not_seated"
+        # a new socket of the leaver watches too; the computer plays the seat on
+        again = Socket(leaver.socket(f"/ws/tables/{table}"))
+        first = again.until(lambda m: m["type"] == "state")
+        assert first["table"]["seat"] is None and first["view"]["hand"] is None
+        assert online_of(first)["spectators"] >= 2
+        # the leaver's online record: a played, lost match; offline stats untouched
+        online = leaver.request("GET", "/api/stats", params={"scope": "online"}).json()
+        assert online["played"] == 1 and online["won"] == 0
+        offline = leaver.request("GET", "/api/stats").json()
+        assert offline["played"] == 0
+        assert (
+            players[1].request("GET", "/api/stats", params={"scope": "online"}).json()["played"]
+            == 0
+        )
+        # and the leaver is free to play again
+        leaver.open_lobby()
+        assert leaver.lobby_ask(type="sync")["current"] is None
+        assert players[1].lobby_ask(type="sync") if players[1].lobby else True
+
+
+def test_offline_and_online_stats_are_apart(db_url: str) -> None:
+    with online_client(db_url, LONG) as c, browsers(c, 1) as (me,):
+        r = me.request("GET", "/api/stats", params={"scope": "elsewhere"})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_scope"
+        r = me.request(
+            "POST",
+            "/api/tables",
+            json={"mode": "computer", "players": 2, "rules": {"target": "one_hand"}},
+        )
+        assert r.status_code == 200
+        s = Socket(me.socket(f"/ws/tables/{r.json()['table']}"))
+        rng = random.Random(5)
+        from tests.server.support import pick
+
+        for _ in range(5000):
+            m = s.next()
+            assert m["type"] != "error", m
+            if m["type"] != "state":
+                continue
+            if m["table"]["match"]["over"]:
+                break
+            v = m["view"]
+            if v["turn"] == 0 and v["legal"]:
+                s.send(type="action", version=m["version"], action=pick(v["legal"], rng))
+        else:
+            raise AssertionError("the match did not end")
+        offline = me.request("GET", "/api/stats").json()
+        online = me.request("GET", "/api/stats", params={"scope": "online"}).json()
+        assert offline["played"] == 1
+        assert online["played"] == 0 and online["won"] == 0
+
+
+def test_a_rematch_with_the_same_players_in_the_same_seats(db_url: str) -> None:
+    with online_client(db_url, LONG) as c, browsers(c, 2) as (a, b):
+        table = _room_match([a, b], "two-player", "one_hand", bots=[])
+        seats = _seated([a, b], table)
+        end = play_hand(seats, [], random.Random(8))
+        assert end["table"]["match"]["over"] and end["table"]["status"] == "match_over"
+        names = [s["name"] for s in end["table"]["seats"]]
+        first = seats[0].ask(type="rematch")
+        assert first["type"] == "state" and first["change"] == "rematch"
+        assert online_of(first)["rematch"] == [True, False] and online_of(first)["next"] is None
+        assert seats[0].error(type="next_hand") == "match_over"
+        second = seats[1].ask(type="rematch")
+        new = online_of(second)["next"]
+        assert new is not None and new != table
+        seen = seats[0].until(lambda m: m["type"] == "state" and online_of(m)["next"] is not None)
+        assert online_of(seen)["next"] == new
+        assert seats[0].error(type="rematch") == "rematch_started"
+        # stats: each counted the match once
+        for p in (a, b):
+            assert p.request("GET", "/api/stats", params={"scope": "online"}).json()["played"] == 1
+        fresh = _seated([a, b], new)
+        for _seat, s in fresh.items():
+            assert s.state is not None
+            assert [x["name"] for x in s.state["table"]["seats"]] == names
+            assert s.state["table"]["status"] == "playing" and s.state["version"] == 0
+            assert online_of(s.state)["public"] is False
+        assert (
+            fresh[0].state["table"]["seats"][0]["name"]
+            == seats[0].state["table"]["seats"][0]["name"]
+        )  # type: ignore[index]
+        a.open_lobby()
+        assert a.lobby_ask(type="sync")["current"] == new
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("  Ana \t  María  ", "Ana María"),
+        ("Bob\u0007\u200b\u202eby", "Bobby"),
+        ("ｆｕｌｌ　ｗｉｄｔｈ", "full width"),
+        ("e\u200d\u0301clair", "\u00e9clair"),
+        ("x" * 20, "x" * 20),
+    ],
+)
+def test_names_are_cleaned(sqlite_url: str, raw: str, clean: str) -> None:
+    with online_client(sqlite_url) as c, browsers(c, 1) as (me,):
+        r = me.request("PATCH", "/api/account", json={"name": raw})
+        assert r.status_code == 200, r.text
+        assert r.json()["account"]["name"] == clean
+
+
+@pytest.mark.parametrize("raw", ["x" * 21, "\u200b\u200d", "   ", 42, None, "ａ" * 21])
+def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
+    with online_client(sqlite_url) as c, browsers(c, 1) as (me,):
+        before = me.account["name"]
+        r = me.request("PATCH", "/api/account", json={"name": raw})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_name"
+        assert me.request("POST", "/api/session", json={}).json()["account"]["name"] == before
+
+
+def test_name_changes_are_limited(sqlite_url: str) -> None:
+    config = dataclasses.replace(ONLINE_CONFIG, names_per_minute=10)
+    with online_client(sqlite_url, config) as c:
+        me = Browser(c)
+        for i in range(10):
+            assert me.request("PATCH", "/api/account", json={"name": f"N{i}"}).status_code == 200
+        r = me.request("PATCH", "/api/account", json={"name": "N10"})
+        assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
+
+
+def test_a_match_shows_the_names_its_players_had_when_it_started(db_url: str) -> None:
+    with online_client(db_url, LONG) as c, browsers(c, 3) as (a, b, d):
+        assert a.request("PATCH", "/api/account", json={"name": "  Zoë\u0000"}).status_code == 400
+        assert (
+            a.request("PATCH", "/api/account", json={"name": " Zoë\u200b "}).json()["account"][
+                "name"
+            ]
+            == "Zoë"
+        )
+        table = quick_match([a, b], preset="two-player")
+        seats = _seated([a, b], table)
+        state = seats[0].state
+        assert state is not None
+        assert sorted(s["name"] for s in state["table"]["seats"]) == ["Player 2", "Zoë"]
+        # a later change is for later matches
+        assert a.request("PATCH", "/api/account", json={"name": "Zed"}).status_code == 200
+        assert "Zed" not in [s["name"] for s in seats[0].ask(type="sync")["table"]["seats"]]
+        # a name changed while waiting in a room is the one the match shows
+        d.open_lobby()
+        d.send(d.lobby, type="room_create", preset="two-player", target=5000)  # type: ignore[arg-type]
+        d.lobby_until("room")
+        assert d.request("PATCH", "/api/account", json={"name": "Dee"}).status_code == 200
+        d.send(d.lobby, type="room_bot", seat=1, level="normal")  # type: ignore[arg-type]
+        room = d.lobby_until("room", lambda m: m["room"] is not None and m["room"]["full"])["room"]
+        assert room["seats"][0]["name"] == "Dee"
+        d.send(d.lobby, type="room_start")  # type: ignore[arg-type]
+        new = d.lobby_until("match")["table"]
+        s = Socket(d.socket(f"/ws/tables/{new}"))
+        assert s.until(lambda m: m["type"] == "state")["table"]["seats"][0]["name"] == "Dee"
