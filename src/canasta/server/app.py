@@ -630,6 +630,12 @@ def create_app(
                     continue
                 await lobby.handle(conn, raw)
 
+    from .accounts import install as install_accounts  # registration, ratings, coins, reports
+
+    install_accounts(
+        app, store=store, tables=tables, lobby=lobby, config=config, require_account=_require_account
+    )
+
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
