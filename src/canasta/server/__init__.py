@@ -27,6 +27,8 @@ def run(
     metrics: str = "loopback",
     forwarded_allow_ips: str | None = None,
     move_seconds: float = 40.0,
+    smtp_url: str | None = None,
+    public_url: str | None = None,
 ) -> None:
     """Serve the web app with uvicorn and print its URL.
 
@@ -48,6 +50,8 @@ def run(
         secure_cookies=secure_cookies,
         metrics=metrics,
         move_seconds=move_seconds,
+        smtp_url=smtp_url,
+        public_url=public_url,
     )
     if access_log:
         handler = logging.StreamHandler(sys.stderr)

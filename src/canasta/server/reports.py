@@ -131,15 +131,15 @@ def install(
             not isinstance(table_id, str) or not _TABLE_ID.fullmatch(table_id)
         ):
             raise ApiError(400, "bad_table", "table is a table id")
-        if not per_account.allow(account.id) or not per_address.allow(
-            client_address(request.scope)
-        ):
-            raise ApiError(429, "too_many_reports", "too many reports: try again later")
         record = None
         if table_id is not None:
             record = await table_record(store, tables, table_id)
             if record is None:
                 raise ApiError(404, "table_not_found", "no such table")
+        if not per_account.allow(account.id) or not per_address.allow(
+            client_address(request.scope)
+        ):
+            raise ApiError(429, "too_many_reports", "too many reports: try again later")
         client = body.get("client")
         if not isinstance(client, dict):
             client = None
@@ -159,3 +159,38 @@ def install(
             client=client,
         )
         return {"report": report_id, "attached": record is not None}
+
+
+def admin_reports(db: str | None, *, open_only: bool = False, handle: int | None = None) -> int:
+    """``canasta admin reports``: print the reports (or mark one handled); the exit status."""
+    import asyncio
+
+    async def run() -> int:
+        store = Store(db)
+        try:
+            await store.migrate()
+            if handle is not None:
+                if await mark_handled(store, handle):
+                    print(f"report #{handle} marked handled")
+                    return 0
+                print(f"no open report #{handle}")
+                return 1
+            rows = await list_reports(store, open_only=open_only)
+            for r in rows:
+                state = "open" if r.handled_at is None else f"handled {r.handled_at:%Y-%m-%d %H:%M}"
+                where = f" table {r.table_id}" if r.table_id else ""
+                attached = ", record attached" if r.record is not None else ""
+                who = r.account_id or "deleted account"
+                print(
+                    f"#{r.id} {r.created_at:%Y-%m-%d %H:%M} [{r.category}] {state} "
+                    f"from {who}{where}{attached}"
+                )
+                for line in r.description.splitlines():
+                    print(f"    {line}")
+            if not rows:
+                print("no reports" if not open_only else "no open reports")
+            return 0
+        finally:
+            await store.dispose()
+
+    return asyncio.run(run())
