@@ -26,9 +26,17 @@ export function el(tag, attrs = {}, ...children) {
   return e;
 }
 
+// What was typed in the panel's email and text fields: a redraw (an error shown) keeps it.
+const kept = {};
+
+function keepTyped() {
+  for (const i of document.querySelectorAll("#overlay input[type=email], #overlay input[type=text]")) kept[i.id] = i.value;
+}
+
 /** A labelled input: {wrap, input}. */
 export function field(id, label, type = "text", extra = {}) {
-  const input = el("input", { id, name: id, type, ...extra });
+  const value = extra.value ?? (type === "password" ? undefined : kept[id]);
+  const input = el("input", { id, name: id, type, ...extra, value });
   const wrap = el("label", { class: "field acc-field", for: id }, el("span", { class: "field-label", text: label }), input);
   return { wrap, input };
 }
@@ -124,6 +132,7 @@ function form(id, fields, submitLabel, onSubmit, cls = "primary") {
 
 function drawAccount() {
   if (document.body.dataset.overlay !== "account") return;
+  keepTyped();
   const body = dialog("account", t("account.title"));
   body.classList.add("account-panel");
   if (!info) { body.append(el("p", { class: "muted", text: t("common.loading") })); return; }
