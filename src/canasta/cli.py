@@ -146,8 +146,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         forwarded_allow_ips=args.forwarded_allow_ips,
         move_seconds=args.move_seconds,
         redis=args.redis,
+        smtp_url=args.smtp,
+        public_url=args.public_url,
     )
     return 0
+
+
+def cmd_admin(args: argparse.Namespace) -> int:
+    from .server.reports import admin_reports
+
+    return int(admin_reports(args.db, open_only=args.open, handle=args.handle))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -177,7 +185,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--forwarded-allow-ips", metavar="IPS", help="trust X-Forwarded-For/-Proto from these proxy addresses (comma-separated)")
     s.add_argument("--move-seconds", type=float, default=40.0, metavar="S", help="seconds for each decision at online tables before the server plays for the player (default: 40)")
     s.add_argument("--redis", metavar="URL", help="run as one of several nodes on one PostgreSQL database, with leases and messages over this Redis (redis://host:port/0)")
+    s.add_argument("--smtp", metavar="URL", help="send password-recovery email through this server: smtp://[user:pass@]host[:port], smtp+starttls://… or smtps://… (default: recovery is unavailable)")
+    s.add_argument("--public-url", metavar="URL", help="the address players reach this server at, for links in email (default: the address of the request)")
     s.set_defaults(func=cmd_serve)
+    a = sub.add_parser("admin", help="server administration: reported problems")
+    asub = a.add_subparsers(dest="admin_command", metavar="WHAT", required=True)
+    ar = asub.add_parser("reports", help="list reported problems, or mark one handled")
+    ar.add_argument("--open", action="store_true", help="only the reports not handled yet")
+    ar.add_argument("--handle", type=int, metavar="ID", help="mark report ID handled")
+    ar.add_argument("--db", default=None, help="database URL (default: SQLite in the user data directory)")
+    ar.set_defaults(func=cmd_admin)
     sub.add_parser("arena", help="pit computer players against each other on duplicate deals", add_help=False)
     from . import tui
 

@@ -28,6 +28,8 @@ def run(
     forwarded_allow_ips: str | None = None,
     move_seconds: float = 40.0,
     redis: str | None = None,
+    smtp_url: str | None = None,
+    public_url: str | None = None,
 ) -> None:
     """Serve the web app with uvicorn and print its URL.
 
@@ -51,6 +53,8 @@ def run(
         move_seconds=move_seconds,
         redis_url=redis,
         single_node=redis is None,
+        smtp_url=smtp_url,
+        public_url=public_url,
     )
     if access_log:
         handler = logging.StreamHandler(sys.stderr)

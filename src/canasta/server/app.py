@@ -679,6 +679,12 @@ def create_app(
     from .replays import replay_router  # here: it imports ApiError from this module
 
     app.include_router(replay_router(store, tables, config, lambda r: _account(r.cookies.get(SESSION_COOKIE))))
+    from .accounts import install as install_accounts  # registration, ratings, coins, reports
+
+    install_accounts(
+        app, store=store, tables=tables, lobby=lobby, config=config, require_account=_require_account
+    )
+
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -113,6 +113,24 @@ class ServerConfig:
     #: (``redis://host:port/db``); None: one process, messaging in memory
     redis_url: str | None = None
 
+    # accounts, coins and reports (server/accounts.py; docs/protocol.md "Accounts, ratings...")
+    #: the SMTP server recovery email goes through (None: recovery is unavailable), its sender,
+    #: and the address the links in it point to (None: the address the request was sent to)
+    smtp_url: str | None = None
+    smtp_from: str = "Canasta <no-reply@localhost>"
+    public_url: str | None = None
+    #: login, registration and reset attempts per client address per minute; logins per email
+    #: per hour; registrations per address per hour; recovery emails per address and per email
+    #: per hour; reports per account per hour
+    auth_per_minute_per_address: int = 10
+    logins_per_hour_per_email: int = 10
+    registrations_per_hour_per_address: int = 5
+    recoveries_per_hour_per_address: int = 10
+    recoveries_per_hour_per_email: int = 3
+    reports_per_hour: int = 5
+    #: how long a recovery link works (seconds)
+    recovery_seconds: float = 1800.0
+
     def origin_allowed(self, origin: str, host: str | None, scheme: str) -> bool:
         """Whether a page of ``origin`` may act on this server (reached as ``host``)."""
         if origin in self.allowed_origins:

@@ -761,3 +761,7 @@ class Store:
             return
         async with self.sessions() as s, s.begin():
             await s.execute(delete(LobbyRow).where(LobbyRow.key.in_([f"{kind}:{k}" for k in keys])))
+
+
+# the account, rating, coin and report tables share this metadata (migration 0006)
+from . import models_accounts as _models_accounts  # noqa: E402,F401

@@ -16,6 +16,7 @@ import logging
 import random
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -133,6 +134,11 @@ class Lobby:
         self._live_dirty = True
         self._live: list[dict[str, Any]] = []
         self._task: asyncio.Task[None] | None = None
+        #: chooses the group of a quick match among more than enough entries (oldest first);
+        #: None: the oldest. accounts.py sets the rating-aware one (ratings.Ratings.pick_group)
+        self.pick_group: (
+            Callable[[str, list[QueueEntry], int], Awaitable[list[QueueEntry]]] | None
+        ) = None
         tables.on_online_change = lambda table: self._mark_live()
 
     # ------------------------------------------------------------------ life
@@ -351,7 +357,10 @@ class Lobby:
         )
         n = settings.players
         while len(waiting) >= n:
-            group, waiting = waiting[:n], waiting[n:]
+            group = waiting[:n]
+            if len(waiting) > n and self.pick_group is not None:  # closest ratings (ratings.py)
+                group = await self.pick_group(preset, waiting, n)
+            waiting = [e for e in waiting if e not in group]
             random.SystemRandom().shuffle(group)  # seats and partnerships at random
             players: list[tuple[str, str] | None] = [(e.account, e.name) for e in group]
             table = await self.tables.create_online(settings, players, public=True)

@@ -14,6 +14,7 @@ import { animateEvent } from "./animate.js";
 import { handOverlay, handoffOverlay, closeOverlay, overlayKind, takeReturnFocus, trapTab } from "./overlays.js";
 import { focusKey, focusFirst, announce } from "./focus.js";
 import { rankOf, isWildFace } from "./cards.js";
+import { initAccount } from "./account.js";
 import { renderOnline, openLobby, closeLobby, onChat, noteTableClock, isOnline, chatOverlay, leaveOverlay } from "./online.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -670,6 +671,7 @@ async function main() {
   setLanguage(S.prefs.lang);
   setSound(S.prefs.sound);
   await startSession();
+  await initAccount(controller);  // account panel, cosmetics on <body>, #reset= links
   try { S.presets = await api("GET", "/api/presets"); } catch { S.presets = null; }
   document.addEventListener("keydown", onKey);
   setSender((msg) => controller.send(msg));

@@ -1,0 +1,169 @@
+"""Storage of registered accounts, ratings, coins and reports (migration 0006).
+
+Kept apart from :mod:`canasta.server.db`, whose :class:`AccountRow` stays the identity: these
+rows hang off it by account id. Every personal datum (email, password hash) lives in
+:class:`CredentialRow`, so deleting an account's personal data is deleting that row and
+clearing the account's name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .db import Base, now
+
+
+class CredentialRow(Base):
+    """A registered account's email (normalised, unique) and Argon2id password hash."""
+
+    __tablename__ = "account_credentials"
+
+    account_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    changed_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class RecoveryTokenRow(Base):
+    """A password-recovery token: only its SHA-256 is stored; single use, expiring."""
+
+    __tablename__ = "recovery_tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class WalletRow(Base):
+    """An account's coins, its check-in streak and the cosmetics it has chosen."""
+
+    __tablename__ = "wallets"
+    #: the last guard: no update, however it is written, leaves a negative balance
+    __table_args__ = (CheckConstraint("coins >= 0", name="ck_wallets_coins_not_negative"),)
+
+    account_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    coins: Mapped[int] = mapped_column(Integer, default=0)
+    #: the server-time day of the last check-in, ``YYYY-MM-DD``
+    checkin_day: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    checkin_streak: Mapped[int] = mapped_column(Integer, default=0)
+    back: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    theme: Mapped[str | None] = mapped_column(String(40), nullable=True)
+
+
+class OwnedItemRow(Base):
+    """A cosmetic an account owns: the primary key makes a second purchase impossible."""
+
+    __tablename__ = "owned_items"
+
+    account_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    item: Mapped[str] = mapped_column(String(40), primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class LedgerRow(Base):
+    """One change of an account's balance (check-in, purchase), with the balance after it."""
+
+    __tablename__ = "coin_ledger"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[str] = mapped_column(String(40), index=True)
+    delta: Mapped[int] = mapped_column(Integer)
+    balance: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class RatingRow(Base):
+    """An account's Weng-Lin (openskill) rating for one kind of online match."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_kind_ordinal", "kind", "ordinal"),)
+
+    account_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    #: mu - 3 sigma: what the leaderboard sorts by
+    ordinal: Mapped[float] = mapped_column(Float)
+    played: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class MatchPlayerRow(Base):
+    """One player of one finished online match: the profile's recent matches and rating
+    history. The unique (table, account) pair makes counting a match twice impossible."""
+
+    __tablename__ = "match_players"
+    __table_args__ = (
+        UniqueConstraint("table_id", "account_id", name="uq_match_players_table_account"),
+        Index("ix_match_players_account_at", "account_id", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(String(40), index=True)
+    account_id: Mapped[str] = mapped_column(String(40))
+    kind: Mapped[str] = mapped_column(String(16))
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    won: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: the player's team score and the other team's
+    score: Mapped[int] = mapped_column(Integer, default=0)
+    against: Mapped[int] = mapped_column(Integer, default=0)
+    #: the rating after this match (display scale), null when unrated
+    rating: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class ReportRow(Base):
+    """A problem a player reported, with the match record when it came from a table."""
+
+    __tablename__ = "reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[str | None] = mapped_column(
+        String(40), ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    category: Mapped[str] = mapped_column(String(16))
+    description: Mapped[str] = mapped_column(Text)
+    table_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    client: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    handled_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+def insert_ignore(url: str, model: type[Base], **values: Any) -> Any:
+    """``INSERT … ON CONFLICT DO NOTHING`` of one row (SQLite and PostgreSQL)."""
+    if url.startswith("postgresql"):
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(model).values(**values).on_conflict_do_nothing()

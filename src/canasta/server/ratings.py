@@ -1,0 +1,328 @@
+"""Ratings of online players (openskill's Weng-Lin Plackett-Luce model, teams of partners),
+leaderboards and profiles.
+
+One rating per account for each kind of match: ``classic`` (four players in partnerships) and
+``two-player``. A finished quick match (a public online table without a room, every seat a
+person when it started) updates the ratings of its players once: the match's players are
+inserted first, and their unique (table, account) rows make a second update impossible.
+Players who left count as their team did. Ratings show on the scale
+``1000 + 20 × (μ − 3σ)``: a new player shows 1000 and climbs as the model grows sure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Request
+from openskill.models import PlackettLuce
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from .db import AccountRow, StatsRow, Store, now, stats_json, stats_key
+from .models_accounts import MatchPlayerRow, RatingRow
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+
+    from .lobby import QueueEntry
+    from .table import Table
+
+log = logging.getLogger("canasta.ratings")
+
+KINDS = ("classic", "two-player")
+MODEL = PlackettLuce()
+#: the display scale: ``target + alpha × (μ − 3σ)``
+DISPLAY_ALPHA = 20.0
+DISPLAY_TARGET = 1000.0
+
+
+def display(mu: float, sigma: float) -> int:
+    """A rating as players see it.
+
+    >>> display(25.0, 25.0 / 3)
+    1000
+    """
+    return round(
+        MODEL.rating(mu=mu, sigma=sigma).ordinal(alpha=DISPLAY_ALPHA, target=DISPLAY_TARGET)
+    )
+
+
+def kind_of(players: int) -> str | None:
+    return {4: "classic", 2: "two-player"}.get(players)
+
+
+def kind_of_preset(preset: str) -> str:
+    return "classic" if preset == "classic" else "two-player"
+
+
+def rated(table: Table) -> bool:
+    """Whether a finished table is a quick match whose every seat was a person at the start."""
+    on = table.options.get("online") or {}
+    accounts = on.get("accounts") or []
+    return (
+        table.mode == "online"
+        and bool(on.get("public"))
+        and on.get("room") is None
+        and bool(accounts)
+        and all(a is not None for a in accounts)
+        and kind_of(len(accounts)) is not None
+    )
+
+
+class Ratings:
+    """Updates ratings when online matches end; the lobby's rating-aware quick match."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        # one update at a time in this process (one process serves a database)
+        self._lock = asyncio.Lock()
+
+    async def match_over(self, table: Table) -> None:
+        """A ``tables.match_over_listeners`` entry: record the match, rate a quick match."""
+        on = table.options.get("online") or {}
+        accounts: list[str | None] = list(on.get("accounts") or [])
+        if table.mode != "online" or not table.game.is_over:
+            return
+        kind = kind_of(len(accounts))
+        if kind is None:
+            return
+        async with self._lock:
+            await self._record(table, accounts, kind, rated(table))
+
+    async def _record(
+        self, table: Table, accounts: list[str | None], kind: str, rate: bool
+    ) -> None:
+        g = table.game
+        team_of = list(g.state.team_of)
+        winners = list(g.winners)
+        scores = list(g.scores)
+        people = [(seat, a) for seat, a in enumerate(accounts) if a is not None]
+        if not people:
+            return
+        try:
+            async with self.store.sessions() as s, s.begin():
+                rows: dict[str, MatchPlayerRow] = {}
+                for seat, account in people:
+                    team = team_of[seat]
+                    rows[account] = MatchPlayerRow(
+                        table_id=table.id,
+                        account_id=account,
+                        kind=kind,
+                        rated=rate,
+                        won=winners == [team],
+                        score=scores[team],
+                        against=sum(scores) - scores[team],
+                        rating=None,
+                        created_at=now(),
+                    )
+                    s.add(rows[account])
+                # written first: a second listener call for this table fails here, and under
+                # SQLite the write lock is taken before the ratings are read
+                await s.flush()
+                if not rate:
+                    return
+                q = select(RatingRow).where(
+                    RatingRow.kind == kind, RatingRow.account_id.in_(list(rows))
+                )
+                if not self.store.url.startswith("sqlite"):
+                    q = q.with_for_update()
+                held = {r.account_id: r for r in (await s.scalars(q)).all()}
+                teams_seats: dict[int, list[tuple[int, str]]] = {}
+                for seat, account in people:
+                    teams_seats.setdefault(team_of[seat], []).append((seat, account))
+                order = sorted(teams_seats)
+                teams = [
+                    [
+                        MODEL.rating(mu=held[a].mu, sigma=held[a].sigma)
+                        if a in held
+                        else MODEL.rating()
+                        for _, a in teams_seats[t]
+                    ]
+                    for t in order
+                ]
+                ranks = [0 if (not winners or t in winners) else 1 for t in order]
+                new = MODEL.rate(teams, ranks=ranks)
+                for t, team_ratings in zip(order, new, strict=True):
+                    for (_, account), r in zip(teams_seats[t], team_ratings, strict=True):
+                        row = held.get(account)
+                        if row is None:
+                            row = RatingRow(account_id=account, kind=kind, played=0)
+                            s.add(row)
+                        row.mu, row.sigma = float(r.mu), float(r.sigma)
+                        row.ordinal = float(r.mu - 3 * r.sigma)
+                        row.played = (row.played or 0) + 1
+                        row.updated_at = now()
+                        rows[account].rating = display(row.mu, row.sigma)
+        except IntegrityError:
+            log.info("table %s: match already recorded", table.id)
+
+    async def ordinals(self, accounts: Sequence[str], kind: str) -> dict[str, float]:
+        """μ − 3σ of each account (0.0, a new player's, when it has no rating yet)."""
+        async with self.store.sessions() as s:
+            rows = (
+                await s.scalars(
+                    select(RatingRow).where(
+                        RatingRow.kind == kind, RatingRow.account_id.in_(list(accounts))
+                    )
+                )
+            ).all()
+        have = {r.account_id: r.ordinal for r in rows}
+        return {a: have.get(a, 0.0) for a in accounts}
+
+    async def pick_group(self, preset: str, waiting: list[QueueEntry], n: int) -> list[QueueEntry]:
+        """The lobby's choice when more than ``n`` wait (oldest first in ``waiting``): the
+        oldest always plays, with the ``n - 1`` others that make the closest-rated group."""
+        if len(waiting) <= n:
+            return waiting[:n]
+        r = await self.ordinals([e.account for e in waiting], kind_of_preset(preset))
+        return closest_group(waiting, n, lambda e: r[e.account])
+
+
+def closest_group(
+    waiting: list[QueueEntry], n: int, rating: Callable[[QueueEntry], float]
+) -> list[QueueEntry]:
+    """Of the groups of ``n`` that hold ``waiting[0]`` (the oldest entry) and are consecutive
+    in rating order, the one with the smallest spread (ties: the earlier joiners)."""
+    oldest = waiting[0]
+    order = sorted(waiting, key=lambda e: (rating(e), e.joined))
+    at = order.index(oldest)
+    best: tuple[float, float, list[QueueEntry]] | None = None
+    for start in range(max(0, at - n + 1), min(at, len(order) - n) + 1):
+        group = order[start : start + n]
+        key = (rating(group[-1]) - rating(group[0]), sum(e.joined for e in group))
+        if best is None or key < best[:2]:
+            best = (*key, group)
+    assert best is not None
+    return best[2]
+
+
+# ---------------------------------------------------------------------- profiles, leaderboards
+
+
+async def profile(store: Store, account: AccountRow, name: str) -> dict[str, Any]:
+    """What the profile page shows: name, ratings with history, statistics, recent matches."""
+    async with store.sessions() as s:
+        rating_rows = {
+            r.kind: r
+            for r in (
+                await s.scalars(select(RatingRow).where(RatingRow.account_id == account.id))
+            ).all()
+        }
+        history = (
+            await s.scalars(
+                select(MatchPlayerRow)
+                .where(MatchPlayerRow.account_id == account.id)
+                .order_by(MatchPlayerRow.created_at.desc(), MatchPlayerRow.id.desc())
+                .limit(200)
+            )
+        ).all()
+        offline = await s.get(StatsRow, stats_key(account.id))
+        online = await s.get(StatsRow, stats_key(account.id, "online"))
+    ratings: dict[str, Any] = {}
+    for kind in KINDS:
+        row = rating_rows.get(kind)
+        points = [
+            {"rating": h.rating, "at": h.created_at.isoformat(), "table": h.table_id}
+            for h in reversed(history)
+            if h.kind == kind and h.rated and h.rating is not None
+        ][-50:]
+        ratings[kind] = {
+            "rating": display(row.mu, row.sigma) if row else display(25.0, 25.0 / 3),
+            "mu": row.mu if row else 25.0,
+            "sigma": row.sigma if row else 25.0 / 3,
+            "played": row.played if row else 0,
+            "history": points,
+        }
+    return {
+        "id": account.id,
+        "name": name,
+        "ratings": ratings,
+        "stats": {"offline": stats_json(offline), "online": stats_json(online)},
+        "matches": [
+            {
+                "table": h.table_id,
+                "kind": h.kind,
+                "rated": h.rated,
+                "won": h.won,
+                "score": h.score,
+                "against": h.against,
+                "rating": h.rating,
+                "at": h.created_at.isoformat(),
+            }
+            for h in history[:20]
+        ],
+    }
+
+
+async def leaderboard(
+    store: Store, kind: str, viewer: str | None, limit: int = 20
+) -> dict[str, Any]:
+    async with store.sessions() as s:
+        rows = (
+            await s.execute(
+                select(RatingRow, AccountRow)
+                .join(AccountRow, AccountRow.id == RatingRow.account_id)
+                .where(RatingRow.kind == kind, AccountRow.kind != "deleted")
+                .order_by(RatingRow.ordinal.desc(), RatingRow.updated_at)
+                .limit(limit)
+            )
+        ).all()
+        mine = await s.get(RatingRow, (viewer, kind)) if viewer else None
+        place = None
+        if mine is not None:
+            above = await s.scalar(
+                select(func.count())
+                .select_from(RatingRow)
+                .where(RatingRow.kind == kind, RatingRow.ordinal > mine.ordinal)
+            )
+            place = int(above or 0) + 1
+    from .app import display_name
+
+    return {
+        "kind": kind,
+        "top": [
+            {
+                "place": i + 1,
+                "id": acc.id,
+                "name": display_name(acc),
+                "rating": display(r.mu, r.sigma),
+                "played": r.played,
+                "you": acc.id == viewer,
+            }
+            for i, (r, acc) in enumerate(rows)
+        ],
+        "you": None
+        if mine is None
+        else {"place": place, "rating": display(mine.mu, mine.sigma), "played": mine.played},
+    }
+
+
+def install(
+    app: FastAPI, *, store: Store, require_account: Callable[[Request], Awaitable[AccountRow]]
+) -> None:
+    from .app import _TABLE_ID, ApiError, display_name
+
+    @app.get("/api/profile")
+    async def my_profile(request: Request) -> dict[str, Any]:
+        account = await require_account(request)
+        return await profile(store, account, display_name(account))
+
+    @app.get("/api/players/{account_id}")
+    async def player_profile(account_id: str, request: Request) -> dict[str, Any]:
+        await require_account(request)
+        account = None
+        if _TABLE_ID.fullmatch(account_id):
+            async with store.sessions() as s:
+                account = await s.get(AccountRow, account_id)
+        if account is None or account.kind == "deleted":
+            raise ApiError(404, "player_not_found", "no such player")
+        return await profile(store, account, display_name(account))
+
+    @app.get("/api/leaderboard")
+    async def get_leaderboard(request: Request, kind: str = "classic") -> dict[str, Any]:
+        account = await require_account(request)
+        if kind not in KINDS:
+            raise ApiError(400, "bad_kind", "kind is 'classic' or 'two-player'")
+        return await leaderboard(store, kind, account.id)

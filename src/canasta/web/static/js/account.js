@@ -1,0 +1,368 @@
+// The account panel (register, log in and out, password, email, recovery, delete), the profile
+// with its rating chart, and the leaderboard. Chosen cosmetics are attributes of <body>
+// (data-back, data-theme), kept in localStorage too, so every table shows them, offline too.
+import { S } from "./store.js";
+import { t, language } from "./i18n.js";
+import { api } from "./net.js";
+import { dialog, closeOverlay, button } from "./overlays.js";
+
+const COSMETICS_KEY = "canasta.cosmetics";
+let ctl = null;
+let info = null;            // GET /api/account: {account, recovery}
+let note = null;            // {text, bad} shown at the top of the account panel
+let formView = "main";      // which part of the panel is open
+
+/** A small element builder: el("p", {class: "muted"}, "text", child…). Text is never HTML. */
+export function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children) if (c != null) e.append(c);
+  return e;
+}
+
+// What was typed in the panel's email and text fields: a redraw (an error shown) keeps it.
+const kept = {};
+
+function keepTyped() {
+  for (const i of document.querySelectorAll("#overlay input[type=email], #overlay input[type=text]")) kept[i.id] = i.value;
+}
+
+/** A labelled input: {wrap, input}. */
+export function field(id, label, type = "text", extra = {}) {
+  const value = extra.value ?? (type === "password" ? undefined : kept[id]);
+  const input = el("input", { id, name: id, type, ...extra, value });
+  const wrap = el("label", { class: "field acc-field", for: id }, el("span", { class: "field-label", text: label }), input);
+  return { wrap, input };
+}
+
+export function errorMessage(e) {
+  const key = `account.errors.${e && e.code}`;
+  const text = t(key);
+  return text === key ? t("account.errors.generic", { code: (e && e.code) || "?" }) : text;
+}
+
+// ---- cosmetics on <body> ------------------------------------------------------------------
+
+export function applyCosmetics(c) {
+  const chosen = { back: (c && c.back) || "classic", theme: (c && c.theme) || "felt" };
+  document.body.dataset.back = chosen.back;
+  document.body.dataset.theme = chosen.theme;
+  try { localStorage.setItem(COSMETICS_KEY, JSON.stringify(chosen)); } catch { /* ignore */ }
+}
+
+function cachedCosmetics() {
+  try { return JSON.parse(localStorage.getItem(COSMETICS_KEY)) || null; } catch { return null; }
+}
+
+applyCosmetics(cachedCosmetics());  // before the server answers (or when it cannot)
+
+export async function refreshAccount() {
+  try {
+    info = await api("GET", "/api/account");
+    S.account = { ...(S.account || {}), ...info.account };
+    applyCosmetics(info.account.cosmetics);
+  } catch { /* offline: the cached cosmetics stay */ }
+  const badge = document.getElementById("btn-account");
+  if (badge && info) badge.dataset.kind = info.account.kind;
+  return info;
+}
+
+/** A new guest session for this browser (after logout, or a deleted account). */
+async function newGuest() {
+  try { const res = await api("POST", "/api/session", {}); S.account = res.account; } catch { /* keep */ }
+  await refreshAccount();
+}
+
+// ---- start-up -----------------------------------------------------------------------------
+
+export async function initAccount(controller) {
+  ctl = controller;
+  const btn = document.getElementById("btn-account");
+  if (btn) btn.addEventListener("click", () => openAccount());
+  const report = document.getElementById("btn-report");
+  if (report) report.addEventListener("click", async () => { const m = await import("./report.js"); m.openReport(); });
+  await refreshAccount();
+  const fromHash = () => {
+    const m = location.hash.match(/^#reset=([A-Za-z0-9_-]{20,100})$/);
+    if (!m) return;
+    // the token leaves the address bar (and the history) at once
+    history.replaceState(null, "", location.pathname);
+    openReset(m[1]);
+  };
+  fromHash();
+  window.addEventListener("hashchange", fromHash);
+}
+
+// ---- the account panel --------------------------------------------------------------------
+
+export async function openAccount(view = "main") {
+  formView = view;
+  note = null;
+  document.body.dataset.overlay = "account";
+  drawAccount();
+  await refreshAccount();
+  drawAccount();
+}
+
+
+async function attempt(fn, okText) {
+  try {
+    await fn();
+    note = okText ? { text: okText, bad: false } : null;
+  } catch (e) {
+    note = { text: errorMessage(e), bad: true };
+  }
+  drawAccount();
+}
+
+function form(id, fields, submitLabel, onSubmit, cls = "primary") {
+  const f = el("form", { class: "acc-form", id, novalidate: true });
+  for (const x of fields) f.append(x.wrap);
+  const submit = el("button", { type: "submit", class: `btn ${cls}`, text: submitLabel });
+  f.append(el("div", { class: "dialog-buttons" }, submit));
+  f.addEventListener("submit", (e) => { e.preventDefault(); onSubmit(); });
+  return f;
+}
+
+function drawAccount() {
+  if (document.body.dataset.overlay !== "account") return;
+  keepTyped();
+  const body = dialog("account", t("account.title"));
+  body.classList.add("account-panel");
+  if (!info) { body.append(el("p", { class: "muted", text: t("common.loading") })); return; }
+  const acc = info.account;
+  if (note) body.append(el("p", { class: note.bad ? "warn acc-note" : "good acc-note", role: "status", text: note.text }));
+  const head = el("div", { class: "acc-head" },
+    el("div", {}, el("strong", { class: "acc-name", text: acc.name }), el("div", { class: "muted acc-kind", text: acc.kind === "registered" ? acc.email : t("account.guest") })),
+    el("div", { class: "acc-coins", id: "acc-coins", "aria-label": t("shop.coins_label", { n: acc.coins }) }, el("span", { "aria-hidden": "true", text: "◉ " }), String(acc.coins)));
+  body.append(head);
+  const links = el("div", { class: "dialog-buttons acc-links" });
+  const link = (id, label, fn) => { const b = button(label, fn, "ghost"); b.id = id; links.append(b); };
+  link("btn-profile", t("account.profile"), () => openProfile());
+  link("btn-leaderboard", t("account.leaderboard"), () => openLeaderboard());
+  link("btn-shop", t("shop.title"), async () => { const m = await import("./shop.js"); m.openShop(); });
+  link("btn-report-menu", t("report.title"), async () => { const m = await import("./report.js"); m.openReport({ fromTable: false }); });
+  body.append(links);
+  if (acc.kind === "registered") drawRegistered(body, acc); else drawGuest(body);
+}
+
+function drawGuest(body) {
+  if (formView === "forgot") { drawForgot(body); return; }
+  body.append(el("p", { class: "muted", text: t("account.guest_text") }));
+  const email = field("reg-email", t("account.email"), "email", { autocomplete: "email", required: true });
+  const pass = field("reg-password", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8, required: true });
+  body.append(el("h3", { text: t("account.register") }));
+  body.append(form("form-register", [email, pass], t("account.register"), () => attempt(async () => {
+    await api("POST", "/api/account/register", { email: email.input.value, password: pass.input.value });
+    await refreshAccount();
+  }, t("account.registered"))));
+  const lemail = field("login-email", t("account.email"), "email", { autocomplete: "username", required: true });
+  const lpass = field("login-password", t("account.password"), "password", { autocomplete: "current-password", required: true });
+  body.append(el("h3", { text: t("account.login") }));
+  body.append(form("form-login", [lemail, lpass], t("account.login"), () => attempt(async () => {
+    await api("POST", "/api/account/login", { email: lemail.input.value, password: lpass.input.value });
+    await refreshAccount();
+    if (ctl && ctl.accountChanged) ctl.accountChanged();
+  }, t("account.logged_in"))));
+  const forgot = button(t("account.forgot"), () => { formView = "forgot"; note = null; drawAccount(); }, "ghost small");
+  forgot.id = "btn-forgot";
+  body.append(el("div", { class: "dialog-buttons" }, forgot));
+}
+
+function drawForgot(body) {
+  body.append(el("h3", { text: t("account.forgot") }));
+  if (!info.recovery) {
+    body.append(el("p", { class: "warn", id: "recovery-unavailable", text: t("account.recovery_unavailable") }));
+  } else {
+    const email = field("forgot-email", t("account.email"), "email", { autocomplete: "email", required: true });
+    body.append(el("p", { class: "muted", text: t("account.forgot_text") }));
+    body.append(form("form-forgot", [email], t("account.send_link"), () => attempt(async () => {
+      await api("POST", "/api/account/forgot", { email: email.input.value, lang: language() });
+    }, t("account.link_sent"))));
+  }
+  body.append(el("div", { class: "dialog-buttons" }, button(t("common.back"), () => { formView = "main"; note = null; drawAccount(); }, "ghost small")));
+}
+
+function drawRegistered(body, acc) {
+  const row = el("div", { class: "dialog-buttons" });
+  const out = button(t("account.logout"), () => attempt(async () => {
+    await api("POST", "/api/account/logout", {});
+    await newGuest();
+    if (ctl && ctl.accountChanged) ctl.accountChanged();
+  }, t("account.logged_out")), "ghost");
+  out.id = "btn-logout";
+  const all = button(t("account.logout_all"), () => attempt(async () => {
+    await api("POST", "/api/account/logout-all", {});
+    await newGuest();
+    if (ctl && ctl.accountChanged) ctl.accountChanged();
+  }, t("account.logged_out_all")), "ghost");
+  all.id = "btn-logout-all";
+  row.append(out, all);
+  body.append(row);
+
+  const details = (id, title, content) => {
+    const d = el("details", { class: "acc-details", id }, el("summary", { text: title }), content);
+    if (formView === id) d.open = true;
+    d.addEventListener("toggle", () => { if (d.open) formView = id; });
+    body.append(d);
+  };
+  const cur = field("pw-current", t("account.password"), "password", { autocomplete: "current-password" });
+  const nxt = field("pw-new", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8 });
+  details("change-password", t("account.change_password"), form("form-password", [cur, nxt], t("common.save"), () => attempt(async () => {
+    await api("POST", "/api/account/password", { current: cur.input.value, password: nxt.input.value });
+  }, t("account.password_changed"))));
+  const em = field("email-new", t("account.email_new"), "email", { autocomplete: "email", value: acc.email || "" });
+  const pw = field("email-password", t("account.password"), "password", { autocomplete: "current-password" });
+  details("change-email", t("account.change_email"), form("form-email", [em, pw], t("common.save"), () => attempt(async () => {
+    await api("POST", "/api/account/email", { email: em.input.value, password: pw.input.value });
+    await refreshAccount();
+  }, t("account.email_changed"))));
+  const dpw = field("delete-password", t("account.password"), "password", { autocomplete: "current-password" });
+  const del = el("div", {}, el("p", { class: "warn", text: t("account.delete_text") }),
+    form("form-delete", [dpw], t("account.delete_confirm"), () => attempt(async () => {
+      await api("DELETE", "/api/account", { confirm: true, password: dpw.input.value });
+      await newGuest();
+      if (ctl && ctl.accountChanged) ctl.accountChanged();
+    }, t("account.deleted")), "danger"));
+  details("delete-account", t("account.delete"), del);
+}
+
+// ---- password reset (from the emailed link) ------------------------------------------------
+
+function openReset(token) {
+  document.body.dataset.overlay = "reset";
+  const draw = (msg, bad) => {
+    const body = dialog("reset", t("account.reset_title"));
+    if (msg) body.append(el("p", { class: bad ? "warn" : "good", role: "status", text: msg }));
+    if (msg && !bad) return;
+    const pass = field("reset-password", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8, "data-autofocus": true });
+    body.append(form("form-reset", [pass], t("account.reset_save"), async () => {
+      try {
+        await api("POST", "/api/account/reset", { token, password: pass.input.value });
+        await refreshAccount();
+        if (ctl && ctl.accountChanged) ctl.accountChanged();
+        draw(t("account.reset_done"), false);
+      } catch (e) { draw(errorMessage(e), true); }
+    }));
+  };
+  draw(null, false);
+}
+
+// ---- profile ------------------------------------------------------------------------------
+
+/** A small SVG line chart of rating points (accessible: a title and a text summary). */
+export function ratingChart(points) {
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(NS, "svg");
+  const w = 240, hgt = 70, pad = 6;
+  svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
+  svg.setAttribute("class", "rating-chart");
+  svg.setAttribute("role", "img");
+  const values = points.map((p) => p.rating);
+  const label = values.length ? t("account.chart_label", { n: values.length, first: values[0], last: values[values.length - 1] }) : t("account.chart_empty");
+  svg.setAttribute("aria-label", label);
+  const title = document.createElementNS(NS, "title");
+  title.textContent = label;
+  svg.append(title);
+  if (!values.length) return svg;
+  const lo = Math.min(...values) - 5, hi = Math.max(...values) + 5;
+  const x = (i) => pad + (values.length === 1 ? (w - 2 * pad) / 2 : (i * (w - 2 * pad)) / (values.length - 1));
+  const y = (v) => hgt - pad - ((v - lo) * (hgt - 2 * pad)) / (hi - lo);
+  const line = document.createElementNS(NS, "polyline");
+  line.setAttribute("points", values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
+  line.setAttribute("fill", "none");
+  line.setAttribute("class", "rating-line");
+  svg.append(line);
+  values.forEach((v, i) => {
+    const dot = document.createElementNS(NS, "circle");
+    dot.setAttribute("cx", x(i).toFixed(1));
+    dot.setAttribute("cy", y(v).toFixed(1));
+    dot.setAttribute("r", "2.5");
+    dot.setAttribute("class", "rating-dot");
+    svg.append(dot);
+  });
+  return svg;
+}
+
+const KIND_KEYS = { classic: "account.kind_classic", "two-player": "account.kind_two" };
+
+export async function openProfile(playerId = null) {
+  document.body.dataset.overlay = "profile";
+  let body = dialog("profile", t("account.profile"));
+  body.append(el("p", { class: "muted", text: t("common.loading") }));
+  let p;
+  try { p = await api("GET", playerId ? `/api/players/${encodeURIComponent(playerId)}` : "/api/profile"); }
+  catch (e) { body = dialog("profile", t("account.profile")); body.append(el("p", { class: "warn", text: errorMessage(e) })); return; }
+  if (document.body.dataset.overlay !== "profile") return;
+  body = dialog("profile", t("account.profile"));
+  body.append(el("h3", { class: "profile-name", id: "profile-name", text: p.name }));
+  const grid = el("div", { class: "profile-ratings" });
+  for (const kind of ["classic", "two-player"]) {
+    const r = p.ratings[kind];
+    grid.append(el("section", { class: "profile-rating", "data-kind": kind },
+      el("h4", { text: t(KIND_KEYS[kind]) }),
+      el("p", {}, el("strong", { class: "rating-value", text: String(r.rating) }), " ", el("span", { class: "muted", text: t("account.rated_matches", { n: r.played }) })),
+      ratingChart(r.history)));
+  }
+  body.append(grid);
+  for (const scope of ["online", "offline"]) {
+    const s = p.stats[scope];
+    body.append(el("h4", { text: t(`stats.${scope}`) }));
+    const dl = el("dl", { class: "stats", "data-scope": scope });
+    for (const key of ["played", "won", "best_hand", "canastas", "streak", "best_streak"]) {
+      dl.append(el("div", { class: "stat", "data-stat": key }, el("dt", { text: t(`stats.${key}`) }), el("dd", { text: String(s[key] ?? 0) })));
+    }
+    body.append(dl);
+  }
+  body.append(el("h4", { text: t("account.recent") }));
+  if (!p.matches.length) body.append(el("p", { class: "muted", text: t("account.no_matches") }));
+  const list = el("ul", { class: "recent-matches" });
+  for (const m of p.matches) {
+    const text = t(m.won ? "account.match_won" : "account.match_lost", { score: m.score, against: m.against });
+    const when = new Date(m.at).toLocaleDateString(language());
+    const a = el("a", { href: `#table=${encodeURIComponent(m.table)}`, onclick: () => closeOverlay() }, text);
+    list.append(el("li", { "data-table": m.table }, a, " ", el("span", { class: "muted", text: `${t(KIND_KEYS[m.kind])} · ${when}${m.rating != null ? ` · ${m.rating}` : ""}` })));
+  }
+  body.append(list);
+}
+
+export async function openLeaderboard(kind = "classic") {
+  document.body.dataset.overlay = "leaderboard";
+  let body = dialog("leaderboard", t("account.leaderboard"));
+  const tabs = () => {
+    const row = el("div", { class: "dialog-buttons lb-tabs", role: "group", "aria-label": t("account.leaderboard") });
+    for (const k of ["classic", "two-player"]) {
+      const b = button(t(KIND_KEYS[k]), () => openLeaderboard(k), k === kind ? "primary small" : "ghost small");
+      b.setAttribute("aria-pressed", String(k === kind));
+      row.append(b);
+    }
+    return row;
+  };
+  body.append(tabs(), el("p", { class: "muted", text: t("common.loading") }));
+  let data;
+  try { data = await api("GET", `/api/leaderboard?kind=${encodeURIComponent(kind)}`); }
+  catch (e) { body.append(el("p", { class: "warn", text: errorMessage(e) })); return; }
+  if (document.body.dataset.overlay !== "leaderboard") return;
+  body = dialog("leaderboard", t("account.leaderboard"));
+  body.append(tabs());
+  if (!data.top.length) body.append(el("p", { class: "muted", text: t("account.board_empty") }));
+  else {
+    const table = el("table", { class: "leaderboard" },
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "#" }), el("th", { scope: "col", text: t("account.player") }),
+        el("th", { scope: "col", text: t("account.rating") }), el("th", { scope: "col", text: t("stats.played") }))));
+    const tb = el("tbody");
+    for (const r of data.top) {
+      const name = el("button", { type: "button", class: "linkish", onclick: () => openProfile(r.id) }, r.name);
+      tb.append(el("tr", { class: r.you ? "you" : null }, el("td", { text: String(r.place) }), el("td", {}, name), el("td", { text: String(r.rating) }), el("td", { text: String(r.played) })));
+    }
+    table.append(tb);
+    body.append(table);
+  }
+  body.append(el("p", { class: "lb-you", id: "lb-you", text: data.you ? t("account.your_place", { place: data.you.place, rating: data.you.rating }) : t("account.unrated") }));
+}

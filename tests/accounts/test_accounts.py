@@ -1,0 +1,198 @@
+"""Registration, login on a second device, logout (everywhere), password and email changes,
+limits, and deletion of an account's personal data."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sqlalchemy import select
+
+from canasta.server.db import AccountRow, SessionRow, StatsDelta, TableRow
+from canasta.server.models_accounts import CredentialRow, MatchPlayerRow
+
+from .support import (
+    ACCOUNT_CONFIG,
+    PASSWORD,
+    Device,
+    app_client,
+    code,
+    finish_quick_match,
+    new_email,
+)
+
+
+def test_a_registered_account_brings_its_stats_ratings_and_coins_to_a_second_device(
+    db_url: str,
+) -> None:
+    email = new_email()
+    with app_client(db_url) as c:
+        phone = Device(c, "Mika")
+        account = phone.register(email.upper())  # stored and compared in lower case
+        assert account["kind"] == "registered" and account["email"] == email
+        assert phone.post("/api/shop/checkin").status_code == 200
+        assert phone.post("/api/shop/buy", {"item": "back:navy"}).status_code == 200
+        assert phone.post("/api/shop/equip", {"item": "back:navy"}).status_code == 200
+
+        async def stats() -> None:
+            store = c.app.state.store
+            async with store.sessions() as s, s.begin():
+                await store._apply_deltas(
+                    s, [StatsDelta(account["id"], canastas=3, best_hand=650, finished=True, won=True)]
+                )
+
+        c.portal.call(stats)
+        before = phone.get("/api/stats").json()
+
+        laptop = Device(c)  # another cookie jar: a guest of its own
+        guest = laptop.get("/api/account").json()["account"]
+        assert guest["id"] != account["id"] and guest["kind"] == "guest"
+        # an unfinished offline match of the laptop's guest stays on the laptop
+        r = laptop.post("/api/tables", {"mode": "computer", "players": 2})
+        laptop_table = r.json()["table"]
+        r = laptop.login(email)
+        assert r.status_code == 200, r.text
+        mine = laptop.get("/api/account").json()
+        assert mine["account"]["id"] == account["id"]
+        assert mine["account"]["coins"] == phone.get("/api/account").json()["account"]["coins"] == 0
+        assert "back:navy" in laptop.get("/api/shop").json()["wallet"]["owned"]
+        assert laptop.get("/api/shop/ledger").json()["ledger"] == phone.get("/api/shop/ledger").json()["ledger"]
+        assert mine["account"]["cosmetics"] == {"back": "navy", "theme": "felt"}
+        assert laptop.get("/api/stats").json() == before == {
+            "played": 1, "won": 1, "best_hand": 650, "canastas": 3, "streak": 1, "best_streak": 1}
+        assert laptop.get("/api/profile").json()["ratings"] == phone.get("/api/profile").json()["ratings"]
+        assert [t["table"] for t in laptop.get("/api/tables").json()["tables"]] == [laptop_table]
+        # the session cookie the server issued is HttpOnly; the guest's old session is over
+        assert "httponly" in r.headers["set-cookie"].lower()
+        # both devices stay logged in
+        assert phone.get("/api/account").json()["account"]["id"] == account["id"]
+        phone.close()
+        laptop.close()
+
+
+def test_a_failed_login_never_says_whether_the_email_is_registered(db_url: str) -> None:
+    email = new_email()
+    with app_client(db_url) as c:
+        a = Device(c)
+        a.register(email)
+        b = Device(c)
+        wrong = b.login(email, "not the password")
+        unknown = b.login(new_email(), "not the password")
+        assert wrong.status_code == unknown.status_code == 401
+        assert wrong.json() == unknown.json()
+        assert code(wrong) == "bad_credentials"
+        # registering a taken email is refused without naming the reason
+        r = b.post("/api/account/register", {"email": email, "password": PASSWORD})
+        assert code(r) == "registration_refused"
+        assert "registered" not in r.json()["error"]["message"].replace("cannot be registered", "")
+        assert code(b.post("/api/account/register", {"email": "nope", "password": PASSWORD})) == "bad_email"
+        assert code(b.post("/api/account/register", {"email": new_email(), "password": "short"})) == "weak_password"
+        assert code(a.post("/api/account/register", {"email": new_email(), "password": PASSWORD})) == "already_registered"
+
+
+def test_login_registration_and_attempt_limits_have_their_own_codes(db_url: str) -> None:
+    email = new_email()
+    config = dataclasses.replace(
+        ACCOUNT_CONFIG, logins_per_hour_per_email=3, registrations_per_hour_per_address=2,
+        auth_per_minute_per_address=10**6,
+    )
+    with app_client(db_url, config) as c:
+        a = Device(c)
+        a.register(email)
+        b = Device(c)
+        codes = [code(b.login(email, "wrong password")) for _ in range(3)]
+        assert codes == ["bad_credentials"] * 3
+        r = b.login(email)  # even the right password: this email's attempts are spent
+        assert r.status_code == 429 and code(r) == "too_many_attempts"
+        # the same limit for an email nobody registered: the limit reveals nothing either
+        other = new_email()
+        assert [code(b.login(other, "x" * 8)) for _ in range(4)][-1] == "too_many_attempts"
+        d = Device(c)
+        d.post("/api/account/register", {"email": "bad", "password": PASSWORD})
+        r = Device(c).post("/api/account/register", {"email": new_email(), "password": PASSWORD})
+        assert code(r) == "too_many_registrations" and r.status_code == 429
+    tight = dataclasses.replace(ACCOUNT_CONFIG, auth_per_minute_per_address=2)
+    with app_client(db_url, tight) as c:
+        b = Device(c)
+        results = [b.login(new_email(), "whatever1").status_code for _ in range(3)]
+        assert results[:2] == [401, 401] and results[2] == 429
+        assert code(b.login(new_email(), "whatever1")) == "too_many_attempts"
+
+
+def test_logout_ends_one_session_and_logout_everywhere_ends_them_all(db_url: str) -> None:
+    email = new_email()
+    with app_client(db_url) as c:
+        a, b, d = Device(c), Device(c), Device(c)
+        account = a.register(email)
+        assert b.login(email).status_code == 200
+        assert d.login(email).status_code == 200
+        r = d.post("/api/account/logout")
+        assert r.status_code == 200 and d.token == ""
+        assert b.get("/api/account").json()["account"]["id"] == account["id"]
+        r = a.post("/api/account/logout-all")
+        assert r.json()["revoked"] == 2
+        for dev in (a, b):
+            assert code(dev.get("/api/account")) == "no_session"
+
+        async def left() -> int:
+            async with c.app.state.store.sessions() as s:
+                rows = await s.scalars(select(SessionRow).where(SessionRow.account_id == account["id"]))
+                return len(rows.all())
+
+        assert c.portal.call(left) == 0
+        assert b.login(email).status_code == 200
+
+
+def test_a_new_password_ends_the_other_sessions_and_a_new_email_logs_in(db_url: str) -> None:
+    email, email2 = new_email(), new_email()
+    with app_client(db_url) as c:
+        a, b = Device(c), Device(c)
+        a.register(email)
+        b.login(email)
+        r = a.post("/api/account/password", {"current": "wrong password", "password": "new password 1"})
+        assert code(r) == "bad_credentials"
+        r = a.post("/api/account/password", {"current": PASSWORD, "password": "new password 1"})
+        assert r.status_code == 200 and r.json()["revoked"] == 1
+        assert code(b.get("/api/account")) == "no_session"
+        assert a.get("/api/account").status_code == 200
+        assert code(Device(c).login(email)) == "bad_credentials"
+        r = a.post("/api/account/email", {"password": "new password 1", "email": email2})
+        assert r.json()["account"]["email"] == email2
+        assert Device(c).login(email2, "new password 1").status_code == 200
+        assert code(Device(c).login(email, "new password 1")) == "bad_credentials"
+        guest = Device(c)
+        assert code(guest.post("/api/account/password", {"current": "x", "password": "y" * 9})) == "not_registered"
+
+
+def test_deleting_an_account_removes_personal_data_and_keeps_anonymised_matches(db_url: str) -> None:
+    email = new_email()
+    with app_client(db_url) as c:
+        a, b = Device(c, "Alice Secret"), Device(c, "Bob")
+        account = a.register(email)
+        table_id = finish_quick_match(c, [a, b])
+        assert code(a.request("DELETE", "/api/account", json={"confirm": True, "password": "nope"})) == "bad_credentials"
+        assert code(a.request("DELETE", "/api/account", json={})) == "confirm_required"
+        r = a.request("DELETE", "/api/account", json={"confirm": True, "password": PASSWORD})
+        assert r.status_code == 200, r.text
+        assert code(a.get("/api/account")) == "no_session"
+        assert code(Device(c).login(email)) == "bad_credentials"
+        assert code(b.get(f"/api/players/{account['id']}")) == "player_not_found"
+
+        async def rows() -> tuple:
+            async with c.app.state.store.sessions() as s:
+                acc = await s.get(AccountRow, account["id"])
+                cred = await s.get(CredentialRow, account["id"])
+                table = await s.get(TableRow, table_id)
+                played = (await s.scalars(select(MatchPlayerRow).where(
+                    MatchPlayerRow.table_id == table_id))).all()
+                return acc, cred, table, played
+
+        acc, cred, table, played = c.portal.call(rows)
+        assert cred is None and acc.name is None and acc.kind == "deleted"
+        names = [seat["name"] for seat in table.options["seats"]]
+        assert "Alice Secret" not in names and "Deleted player" in names and "Bob" in names
+        assert len(played) == 2  # the match itself is kept
+        assert b.get("/api/profile").json()["matches"][0]["table"] == table_id
+        # the email is free again
+        assert Device(c).post("/api/account/register", {"email": email, "password": PASSWORD}).status_code == 200
+        a.close()
+        b.close()

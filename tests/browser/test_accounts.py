@@ -1,0 +1,169 @@
+"""Accounts in real Chromium: registration, login in a second browser with the same stats and
+coins, recovery through a local SMTP server (aiosmtpd), check-in and a purchase whose card
+back shows at a table, and a report sent from the table with its match record."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from canasta.server.db import Store
+from canasta.server.reports import list_reports
+from tests.accounts.support import Inbox, smtp_server
+
+from .conftest import Server, page_api, use_prefs
+from .helpers import start_match
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "a long enough secret"
+
+
+@pytest.fixture
+def mail_server(tmp_path: Path) -> Iterator[tuple[Server, Inbox]]:
+    with smtp_server() as (url, inbox):
+        s = Server(tmp_path / "canasta.db", config={"smtp_url": url})
+        s.start()
+        try:
+            yield s, inbox
+        finally:
+            s.stop()
+
+
+def _page(browser, server: Server):
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    use_prefs(page)
+    page.goto(server.url)
+    page.wait_for_function("() => document.body.classList.contains('ready')")
+    return context, page
+
+
+def _open_account(page) -> None:
+    page.click("#btn-account")
+    page.wait_for_selector("#overlay[data-kind=account] .acc-name")
+
+
+def _wait_registered(page, email: str) -> None:
+    try:
+        page.wait_for_function(
+            "(e) => (document.querySelector('#overlay .acc-kind') || {}).textContent === e",
+            arg=email, timeout=10_000,
+        )
+    except Exception:
+        print("OVERLAY:", page.text_content("#overlay"))
+        raise
+
+
+def _reports(db_url: str) -> list:
+    async def read() -> list:
+        store = Store(db_url)
+        try:
+            return await list_reports(store)
+        finally:
+            await store.dispose()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, read()).result(60)
+
+
+def test_register_buy_a_card_back_play_and_report_then_log_in_elsewhere(browser, mail_server) -> None:
+    server, _ = mail_server
+    email = f"b-{uuid.uuid4().hex[:10]}@example.test"
+    first, page = _page(browser, server)
+    _open_account(page)
+    page.fill("#reg-email", email)
+    page.fill("#reg-password", PASSWORD)
+    page.click("#form-register button[type=submit]")
+    _wait_registered(page, email)
+    page.click("#btn-shop")
+    page.wait_for_selector("#btn-checkin:not([disabled])")
+    page.click("#btn-checkin")
+    page.wait_for_selector("#btn-checkin[disabled]")
+    assert page.text_content("#shop-coins") == "50"
+    page.click("li[data-item='back:navy'] button")
+    page.click("li[data-item='back:navy'] button:text-is('Equip')")
+    assert page.text_content("#shop-coins") == "0"
+    page.wait_for_function("() => document.body.dataset.back === 'navy'")
+    page.keyboard.press("Escape")
+    # an offline table shows the chosen back
+    start_match(page, server.url)
+    back = page.locator(".card.back").first
+    back.wait_for()
+    assert "rgb(28, 47, 107)" in back.evaluate("e => getComputedStyle(e).backgroundImage")
+    table_id = page.evaluate("() => location.hash.replace('#table=', '')")
+    page.click("#btn-report")
+    page.wait_for_selector("#overlay[data-kind=report] #report-attach:checked")
+    page.select_option("#report-category", "rules")
+    page.fill("#report-text", "The pile looked frozen")
+    page.click("#form-report button[type=submit]")
+    page.wait_for_selector("#report-done")
+    assert "match record" in page.text_content("#report-done")
+    (report,) = [r for r in _reports(server.db_url) if r.description == "The pile looked frozen"]
+    assert report.category == "rules" and report.record is not None
+    assert report.table_id == table_id
+    stats = page_api(page, "GET", "/api/stats")
+    account = page_api(page, "GET", "/api/account")["account"]
+
+    # another browser (its own cookies and storage): a guest until it logs in
+    second, other = _page(browser, server)
+    assert other.evaluate("document.body.dataset.back") == "classic"
+    _open_account(other)
+    other.fill("#login-email", email)
+    other.fill("#login-password", "wrong password!")
+    other.click("#form-login button[type=submit]")
+    other.wait_for_selector(".acc-note.warn:text('The email or the password is wrong.')")
+    other.fill("#login-password", PASSWORD)
+    other.click("#form-login button[type=submit]")
+    _wait_registered(other, email)
+    other.wait_for_function("() => document.body.dataset.back === 'navy'")
+    assert page_api(other, "GET", "/api/account")["account"]["id"] == account["id"]
+    assert page_api(other, "GET", "/api/stats") == stats
+    assert other.text_content("#acc-coins").strip().endswith("0")
+    other.click("#btn-profile")
+    other.wait_for_selector("#profile-name")
+    assert other.text_content("#profile-name") == account["name"]
+    assert other.locator(".profile-rating svg.rating-chart").count() == 2
+    first.close()
+    second.close()
+
+
+def test_forgot_password_through_the_local_smtp_server(browser, mail_server) -> None:
+    server, inbox = mail_server
+    email = f"r-{uuid.uuid4().hex[:10]}@example.test"
+    first, page = _page(browser, server)
+    page_api(page, "POST", "/api/account/register", {"email": email, "password": PASSWORD})
+    account = page_api(page, "GET", "/api/account")["account"]
+    first.close()
+    context, page = _page(browser, server)
+    _open_account(page)
+    page.click("#btn-forgot")
+    page.fill("#forgot-email", email)
+    page.click("#form-forgot button[type=submit]")
+    page.wait_for_selector(".acc-note.good")
+    (mail,) = inbox.wait(1)
+    token = Inbox.token(mail)
+    page.goto(f"{server.url}#reset={token}")
+    page.wait_for_selector("#overlay[data-kind=reset] #reset-password")
+    assert "reset=" not in page.url  # the token leaves the address bar
+    page.fill("#reset-password", "my new password")
+    page.click("#form-reset button[type=submit]")
+    page.wait_for_selector("#overlay[data-kind=reset] .good")
+    assert page_api(page, "GET", "/api/account")["account"]["id"] == account["id"]
+    # the link worked once
+    assert page_api(page, "POST", "/api/account/reset", {"token": token, "password": "another one!"})["error"]["code"] == "bad_token"
+    context.close()
+
+
+def test_without_smtp_the_page_says_recovery_is_unavailable(browser, server) -> None:
+    context, page = _page(browser, server)
+    _open_account(page)
+    page.click("#btn-forgot")
+    page.wait_for_selector("#recovery-unavailable")
+    assert "unavailable" in page.text_content("#recovery-unavailable")
+    context.close()
