@@ -99,6 +99,8 @@ class RedisCluster:
     # ------------------------------------------------------------------ life
 
     async def start(self) -> None:
+        # alive before anything is forwarded: the other nodes drop a dead node's sockets
+        await self.redis.set(self.alive_key(self.node), "1", px=int(LEASE_SECONDS * 1000))
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(self.node_channel(self.node))
         loop = asyncio.get_running_loop()
@@ -117,12 +119,21 @@ class RedisCluster:
             with contextlib.suppress(Exception):
                 await self.release(resource)
         with contextlib.suppress(Exception):
+            await self.redis.delete(self.alive_key(self.node))
+        with contextlib.suppress(Exception):
             if self._pubsub is not None:
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 
     # ------------------------------------------------------------------ leases
+
+    @staticmethod
+    def alive_key(node: str) -> str:
+        return f"canasta:alive:{node}"
+
+    async def alive(self, node: str) -> bool:
+        return bool(await self.redis.exists(self.alive_key(node)))
 
     @staticmethod
     def lease_key(resource: str) -> str:
@@ -170,6 +181,8 @@ class RedisCluster:
     async def _renew_forever(self) -> None:
         while True:
             await asyncio.sleep(RENEW_SECONDS)
+            with contextlib.suppress(Exception):
+                await self.redis.set(self.alive_key(self.node), "1", px=int(LEASE_SECONDS * 1000))
             for resource, value in list(self._leases.items()):
                 try:
                     ok = await self.redis.eval(

@@ -184,16 +184,23 @@ class Forwarding:
         asyncio.get_running_loop().create_task(self.lobby.close(forget=True))
 
     async def _reap_forever(self) -> None:
-        """Forwarded sockets whose node died are gone: they leave their tables and the lobby."""
+        """Forwarded sockets whose node died are gone: they leave their tables and the lobby
+        (a node missing twice in a row: one late heartbeat is not a death)."""
+        missing: set[str] = set()
         while True:
             await asyncio.sleep(WATCH_SECONDS)
             nodes = {node for node, _ in self.remote}
             for node in nodes:
                 try:
-                    alive = await self.cluster.redis.exists(f"canasta:alive:{node}")
+                    alive = await self.cluster.alive(node)
                 except Exception:
                     continue
-                if not alive:
+                if alive:
+                    missing.discard(node)
+                elif node not in missing:
+                    missing.add(node)
+                else:
+                    missing.discard(node)
                     for key in [k for k in self.remote if k[0] == node]:
                         await self._leave(key)
 
@@ -270,7 +277,7 @@ class Forwarding:
                 await asyncio.sleep(WATCH_SECONDS)
                 try:
                     owner = await self.cluster.owner(resource)
-                    alive = await self.cluster.redis.exists(f"canasta:alive:{owner_node}")
+                    alive = await self.cluster.alive(owner_node)
                 except Exception:
                     continue
                 if owner != owner_node or not alive:

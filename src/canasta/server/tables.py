@@ -195,7 +195,6 @@ class Tables:
             await asyncio.sleep(1.0)
             beat += 1
             try:
-                await redis.set(f"canasta:alive:{self.cluster.node}", "1", px=5000)
                 ids = set(self._publish_summaries)
                 if beat % 10 == 0:  # a refresh now and then: stale entries expire elsewhere
                     ids |= {t.id for t in self.online_tables()}
