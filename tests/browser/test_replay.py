@@ -13,9 +13,16 @@ pytestmark = pytest.mark.browser
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
-#: plays the page's own table over its socket with random legal actions until the match ends
+#: plays the page's own table over its socket with random legal actions until the match ends,
+#: at most one message every 120 ms (the server closes a socket past 10 a second, docs/protocol.md)
 PLAY = """async (tid) => new Promise((resolve, reject) => {
   const ws = new WebSocket(`ws://${location.host}/ws/tables/${tid}`);
+  let last = 0;
+  const pace = (msg) => {
+    const at = Math.max(Date.now(), last + 120);
+    last = at;
+    setTimeout(() => ws.send(JSON.stringify(msg)), at - Date.now());
+  };
   let k = 1;
   const rnd = () => { k = (k * 16807) % 2147483647; return k / 2147483647; };
   ws.onmessage = (ev) => {
@@ -23,11 +30,11 @@ PLAY = """async (tid) => new Promise((resolve, reject) => {
     if (m.type !== "state") return;
     if (m.table.match.over) { ws.close(); resolve(m.table.match.scores); return; }
     const v = m.view;
-    if (v.phase === "over") ws.send(JSON.stringify({ type: "next_hand" }));
+    if (v.phase === "over") pace({ type: "next_hand" });
     else if (v.seat !== null && v.turn === v.seat && v.legal.length) {
       const out = v.legal.filter((a) => a.type === "meld" && a.discard);
       const action = out.length ? out[0] : v.legal[Math.floor(rnd() * v.legal.length)];
-      ws.send(JSON.stringify({ type: "action", version: m.version, action }));
+      pace({ type: "action", version: m.version, action });
     }
   };
   ws.onerror = () => reject("socket error");

@@ -162,7 +162,6 @@ export function toast(text, kind = "") {
 export async function openTable(id) {
   if (S.sock) S.sock.close();
   closeLobby();
-  if (location.hash !== `#table=${id}`) history.replaceState(null, "", `#table=${encodeURIComponent(id)}`);
   S.tableId = id;
   S.msg = S.view = S.table = null;
   S.selection.clear();
@@ -261,6 +260,10 @@ function onState(msg) {
   S.msg = msg;
   S.table = msg.table || {};
   noteTableClock(msg);
+  // an online match has an address of its own (another tab, a reload, a spectator's link)
+  if (S.table.mode === "online" && S.table.id && location.hash !== `#table=${S.table.id}`) {
+    history.replaceState(null, "", `#table=${encodeURIComponent(S.table.id)}`);
+  }
   const next = S.table.online && S.table.online.next;
   if (next && S.table.id === S.tableId && followRematch !== S.tableId) {
     // everyone accepted the rematch: the new match is another table
