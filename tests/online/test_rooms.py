@@ -151,3 +151,25 @@ def test_a_room_nobody_starts_expires(db_url: str) -> None:
         # the host is free again
         host.send(host.lobby, type="room_create", preset="classic", target=2500)  # type: ignore[arg-type]
         assert _room(host)["code"] != code
+
+
+def test_a_room_takes_house_rules_of_r2_checked_by_the_core(db_url: str) -> None:
+    with online_client(db_url) as c, browsers(c, 1) as (host,):
+        host.open_lobby()
+        assert host.lobby_error(type="room_create", preset="classic", rules={"nonsense": 1}) == "unknown_setting"
+        assert (
+            host.lobby_error(type="room_create", preset="classic", rules={"ask_partner": "yes"})
+            == "bad_setting_ask_partner"
+        )
+        assert host.lobby_error(type="room_create", preset="classic", rules=[1]) == "bad_rules"
+        host.send(host.lobby, type="room_create", preset="classic", rules={"ask_partner": True})  # type: ignore[arg-type]
+        room = _room(host)
+        assert room["rules"] == {"ask_partner": True}
+        for seat in (1, 2, 3):
+            host.send(host.lobby, type="room_bot", seat=seat, level="beginner")  # type: ignore[arg-type]
+        host.lobby_until("room", lambda m: m["room"] is not None and m["room"]["full"])
+        host.send(host.lobby, type="room_start")  # type: ignore[arg-type]
+        table = host.lobby_until("match", lambda m: True)["table"]
+        ws = host.socket(f"/ws/tables/{table}")
+        state = host.until(ws, lambda m: m["type"] == "state")
+        assert state["view"]["settings"]["ask_partner"] is True

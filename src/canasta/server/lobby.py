@@ -69,6 +69,11 @@ class Room:
     seats: list[dict[str, Any] | None]
     expires: float  # epoch seconds
     created: float = field(default_factory=time.time)
+    #: house rules of R2 over the preset ({"ask_partner": true}, ...), checked by the core
+    rules: dict[str, Any] = field(default_factory=dict)
+
+    def settings(self) -> Settings:
+        return Settings.preset(self.preset, target=self.target, **self.rules)
 
     def members(self) -> list[str]:
         return [s["account"] for s in self.seats if s and "account" in s]
@@ -97,6 +102,7 @@ class Room:
             "code": self.code,
             "preset": self.preset,
             "target": self.target,
+            "rules": dict(self.rules),
             "players": len(self.seats),
             "seats": seats,
             "host": self.host == viewer,
@@ -105,11 +111,18 @@ class Room:
         }
 
 
-def _settings(preset: Any, target: Any) -> Settings:
+#: at most this many house-rule overrides in a room request
+MAX_RULES = 16
+
+
+def _settings(preset: Any, target: Any, rules: Any = None) -> Settings:
     if not isinstance(preset, str) or preset not in PRESETS:
         raise TableError("bad_preset", f"preset is one of {', '.join(PRESETS)}")
+    rules = {} if rules is None else rules
+    if not isinstance(rules, dict) or len(rules) > MAX_RULES or "target" in rules:
+        raise TableError("bad_rules", "rules is an object of R2 settings (target apart)")
     try:
-        return Settings.preset(preset, target=target)
+        return Settings.preset(preset, target=target, **rules)
     except SettingsError as e:
         raise TableError(e.code, e.message) from e
     except (TypeError, ValueError) as e:
@@ -418,7 +431,8 @@ class Lobby:
         return value
 
     async def _room_create(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
-        settings = _settings(msg.get("preset", "classic"), msg.get("target", 5000))
+        rules = msg.get("rules")
+        settings = _settings(msg.get("preset", "classic"), msg.get("target", 5000), rules)
         self._busy(account)
         if len(self.rooms) >= self.config.rooms:
             raise TableError("server_full", "no room for another private room: try again later")
@@ -434,6 +448,7 @@ class Lobby:
             target=settings.target,
             seats=seats,
             expires=time.time() + self.config.room_seconds,
+            rules=dict(rules or {}),
         )
         await self._save_room(room)
         self.rooms[code] = room
@@ -517,7 +532,7 @@ class Lobby:
         room = self._hosted(account)
         if any(s is None for s in room.seats):
             raise TableError("room_not_full", "fill every seat (people or computer players) first")
-        settings = Settings.preset(room.preset, target=room.target)
+        settings = room.settings()
         players: list[tuple[str, str] | None] = []
         levels: list[str | None] = []
         for s in room.seats:

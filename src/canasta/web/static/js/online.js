@@ -292,12 +292,22 @@ function privatePanel() {
     ts.append(o);
   }
   ts.addEventListener("change", () => { S.prefs.roomTarget = ts.value === "one_hand" ? "one_hand" : Number(ts.value); savePrefs(); });
+  // a house rule of R2 (the server's core checks it): "Partner, may I go out?"
+  const ask = h("label", "check");
+  const askBox = h("input");
+  askBox.type = "checkbox";
+  askBox.id = "room-ask";
+  askBox.checked = !!S.prefs.roomAsk;
+  askBox.addEventListener("change", () => { S.prefs.roomAsk = askBox.checked; savePrefs(); });
+  ask.append(askBox, " ", t("online.rule_ask"));
   const create = button(t("online.create_room"), () => {
     const tv = ts.value === "one_hand" ? "one_hand" : Number(ts.value);
-    send({ type: "room_create", preset: ps.value, target: tv });
+    const msg = { type: "room_create", preset: ps.value, target: tv };
+    if (askBox.checked) msg.rules = { ask_partner: true };
+    send(msg);
   }, "primary");
   create.id = "btn-create-room";
-  row.append(ps, ts, create);
+  row.append(ps, ts, ask, create);
   p.append(row);
   const join = h("form", "room-join");
   const label = h("label", null, t("online.room_code"));
@@ -344,7 +354,8 @@ function roomPanel() {
   link.id = "room-link";
   link.setAttribute("aria-label", t("online.room_link"));
   p.append(link);
-  p.append(h("p", "muted", `${t(`presets.${r.preset}`)} · ${targetLabel(r.target)}`));
+  const rules = r.rules && r.rules.ask_partner ? ` · ${t("online.rule_ask")}` : "";
+  p.append(h("p", "muted", `${t(`presets.${r.preset}`)} · ${targetLabel(r.target)}${rules}`));
   const seats = h("ol", "room-seats" + (r.players === 4 ? " teams" : ""));
   seats.id = "room-seats";
   r.seats.forEach((s, i) => seats.append(roomSeat(r, s, i)));
