@@ -51,12 +51,17 @@ def free_port() -> int:
 class ServerProcess:
     """``canasta.server.run`` in a child process on a free loopback port."""
 
-    def __init__(self, db: str, code: str = SERVER, args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, db: str, code: str = SERVER, args: tuple[str, ...] = (), log: Path | None = None
+    ) -> None:
         self.db = db
         self.code = code
         self.args = args
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        #: where the server's log goes (None: a pipe, read only if it exits at start; a
+        #: long-lived server that logs much should have a file, a full pipe would stall it)
+        self.log = log
 
     @property
     def url(self) -> str:
@@ -64,16 +69,22 @@ class ServerProcess:
 
     def start(self) -> None:
         env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", self.code, self.db, str(self.port), *self.args],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        err = self.log.open("ab") if self.log is not None else subprocess.PIPE
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", self.code, self.db, str(self.port), *self.args],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
+        finally:
+            if self.log is not None:
+                err.close()  # type: ignore[union-attr]
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {self.proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+                text = self.log.read_text() if self.log is not None else self.proc.stderr.read().decode()  # type: ignore[union-attr]
+                raise RuntimeError(f"server exited: {text[-2000:]}")
             try:
                 with urllib.request.urlopen(self.url + "/api/presets", timeout=1):
                     return

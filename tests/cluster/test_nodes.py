@@ -30,41 +30,15 @@ uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0, config=config), host="127.0.
 CLOCKS = {"move_seconds": 120.0, "grace_seconds": 120.0, "online_bot_delay_ms": 0}
 
 
-class Node(flood.ServerProcess):  # type: ignore[misc,name-defined]
-    """A node whose log goes to a file (a pipe nobody reads could fill up and stall it)."""
-
-    def start(self) -> None:
-        import subprocess
-        import sys
-        import urllib.request
-
-        self.log = Path(tempfile.mkstemp(prefix="canasta-node-", suffix=".log")[1])
-        env = {**os.environ, "PYTHONPATH": f"{flood.SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-        with self.log.open("ab") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-c", self.code, self.db, str(self.port), *self.args],
-                env=env, stdout=subprocess.DEVNULL, stderr=err,
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"node exited: {self.log.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.url + "/api/presets", timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("node did not start")
-
-
 def node(db: str, redis_url: str, config: dict[str, Any] | None = None) -> Any:
-    proc = Node(db, NODE, (redis_url, json.dumps(config or CLOCKS)))
+    log = Path(tempfile.mkstemp(prefix="canasta-node-", suffix=".log")[1])
+    proc = flood.ServerProcess(db, NODE, (redis_url, json.dumps(config or CLOCKS)), log=log)
     proc.start()
     return proc
 
 
 def node_logs(nodes: list[Any]) -> str:
-    return "\n".join(f"--- node {n.port}\n{n.log.read_text()[-3000:]}" for n in nodes if hasattr(n, "log"))
+    return "\n".join(f"--- node {n.port}\n{n.log.read_text()[-3000:]}" for n in nodes if n.log)
 
 
 def kill9(proc: Any) -> None:

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Request, Response, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -24,15 +24,16 @@ from ..errors import SettingsError
 from ..rules import PRESETS, Settings
 from .cluster import LocalCluster, RedisCluster
 from .config import MAX_BODY_BYTES, ServerConfig
-from .conn import CLOSE_POLICY, CLOSE_TRY_AGAIN, Conn
+from .conn import CLOSE_TRY_AGAIN, Conn
 from .db import AccountRow, Store, TableRow, resolve_db_url, stats_key
 from .forwarding import Forwarding
 from .limits import Counter, KeyedLimiter
 from .lobby import Lobby
 from .metrics import CONTENT_TYPE_LATEST
 from .players import LEVELS
-from .protocol import MAX_MESSAGE_BYTES, error_message
+from .protocol import error_message
 from .security import SecurityMiddleware, client_address, is_loopback
+from .sockets import read_frames, run_socket
 from .table import MODES, Table
 from .tables import Tables, TooManyTables
 
@@ -544,7 +545,7 @@ def create_app(
         if isinstance(found, str):  # another node owns the table: forward this socket there
             assert forwarding is not None
             await forwarding.forward(
-                websocket, f"table:{table_id}", found, account=account_id, name=None, write=_write
+                websocket, f"table:{table_id}", found, account=account_id, name=None
             )
             return
         table = found
@@ -557,30 +558,16 @@ def create_app(
             return
         conn = Conn.with_limits(config, account=account_id, owner=owner)
         table.join(conn)
-        reader = asyncio.create_task(_read(websocket, conn, table))
-        writer = asyncio.create_task(_write(websocket, conn))
-        dead = asyncio.create_task(conn.dead.wait())
-        try:
-            await asyncio.wait({reader, writer, dead}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            table.leave(conn)
-            if conn.dropped:
-                # a flood or a reader too slow for its messages: stop at once, whatever the
-                # socket's buffers hold, and tell the client why if it still listens
-                reader.cancel()
-                writer.cancel()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(
-                        websocket.close(code=conn.close_code or CLOSE_POLICY, reason=conn.close_reason),
-                        timeout=1.0,
-                    )
-            else:
-                conn.close()  # the writer sends what is queued, then ends
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(writer, timeout=2.0)
-                reader.cancel()
-                writer.cancel()
-            dead.cancel()
+
+        async def deliver(raw: str | bytes) -> None:
+            await table.submit(conn, raw)
+
+        await run_socket(
+            websocket,
+            conn,
+            read_frames(websocket, conn, deliver, lambda: table.version),
+            ending=lambda: table.leave(conn),
+        )
 
     # ------------------------------------------------------------------ the lobby socket
 
@@ -627,54 +614,18 @@ def create_app(
                 await websocket.close(code=CLOSE_TRY_AGAIN)
                 return
             await forwarding.forward(
-                websocket, "lobby", leader, account=account.id, name=display_name(account), write=_write
+                websocket, "lobby", leader, account=account.id, name=display_name(account)
             )
             return
         conn = Conn.with_limits(config, account=account.id, owner=True)
         await lobby.join(conn, display_name(account))
-        reader = asyncio.create_task(_read_lobby(websocket, conn))
-        writer = asyncio.create_task(_write(websocket, conn))
-        dead = asyncio.create_task(conn.dead.wait())
-        try:
-            await asyncio.wait({reader, writer, dead}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            await lobby.leave(conn)
-            if conn.dropped:
-                reader.cancel()
-                writer.cancel()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(
-                        websocket.close(code=conn.close_code or CLOSE_POLICY, reason=conn.close_reason),
-                        timeout=1.0,
-                    )
-            else:
-                conn.close()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(writer, timeout=2.0)
-                reader.cancel()
-                writer.cancel()
-            dead.cancel()
 
-    async def _read_lobby(websocket: WebSocket, conn: Conn) -> None:
-        with contextlib.suppress(WebSocketDisconnect):
-            while not conn.closed:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    return
-                if not conn.bucket.take():
-                    conn.drop(CLOSE_POLICY, "too many messages")
-                    return
-                raw = message.get("text")
-                if raw is None:
-                    raw = message.get("bytes") or b""
-                if _size(raw) > MAX_MESSAGE_BYTES:
-                    conn.send(
-                        error_message(
-                            "message_too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
-                        )
-                    )
-                    continue
-                await lobby.handle(conn, raw)
+        async def deliver(raw: str | bytes) -> None:
+            await lobby.handle(conn, raw)
+
+        await run_socket(
+            websocket, conn, read_frames(websocket, conn, deliver), ending=lambda: lobby.leave(conn)
+        )
 
     from .replays import replay_router  # here: it imports ApiError from this module
 
@@ -688,48 +639,3 @@ def create_app(
     if STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
-
-
-def _size(raw: str | bytes) -> int:
-    if isinstance(raw, bytes):
-        return len(raw)
-    if len(raw) * 4 <= MAX_MESSAGE_BYTES:  # cheap: no encoding needed to know it fits
-        return len(raw)
-    return len(raw.encode("utf-8", "surrogatepass"))
-
-
-async def _read(websocket: WebSocket, conn: Conn, table: Table) -> None:
-    """Read a socket's frames into its table, within the socket's rate and size limits."""
-    with contextlib.suppress(WebSocketDisconnect):
-        while not conn.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            if not conn.bucket.take():
-                conn.drop(CLOSE_POLICY, "too many messages")
-                return
-            raw = message.get("text")
-            if raw is None:
-                raw = message.get("bytes") or b""
-            if _size(raw) > MAX_MESSAGE_BYTES:
-                conn.send(
-                    error_message(
-                        "message_too_large",
-                        f"messages are limited to {MAX_MESSAGE_BYTES} bytes",
-                        version=table.version,
-                    )
-                )
-                continue
-            await table.submit(conn, raw)
-
-
-async def _write(websocket: WebSocket, conn: Conn) -> None:
-    """Send one connection's messages in order (the only task writing to that socket)."""
-    while True:
-        message = await conn.outbox.get()
-        if message is None:
-            return
-        try:
-            await websocket.send_text(json.dumps(message, separators=(",", ":")))
-        except Exception:
-            return

@@ -49,19 +49,22 @@ class Conn:
         #: set when the socket is dropped: its handler stops reading and writing at once
         self.dead = asyncio.Event()
 
+    @staticmethod
+    def limits(config: ServerConfig) -> dict[str, Any]:
+        """The server's per-socket limits, as keyword arguments of a connection."""
+        return {
+            "outbox_limit": config.outbox_limit,
+            "inflight_limit": config.inflight_per_conn,
+            "rate": config.message_rate,
+            "burst": config.message_burst,
+            "suggest_rate": config.suggest_rate,
+            "suggest_burst": config.suggest_burst,
+        }
+
     @classmethod
     def with_limits(cls, config: ServerConfig, *, account: str | None, owner: bool) -> Conn:
         """A connection with the server's per-socket limits."""
-        return cls(
-            account=account,
-            owner=owner,
-            outbox_limit=config.outbox_limit,
-            inflight_limit=config.inflight_per_conn,
-            rate=config.message_rate,
-            burst=config.message_burst,
-            suggest_rate=config.suggest_rate,
-            suggest_burst=config.suggest_burst,
-        )
+        return cls(account=account, owner=owner, **cls.limits(config))
 
     @property
     def closed(self) -> bool:

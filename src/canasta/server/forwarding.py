@@ -14,15 +14,15 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from .cluster import RedisCluster, RemoteConn
 from .config import ServerConfig
 from .conn import CLOSE_POLICY, CLOSE_RELOAD, CLOSE_TRY_AGAIN, Conn
-from .protocol import MAX_MESSAGE_BYTES, error_message
+from .protocol import error_message
+from .sockets import read_frames, run_socket
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -35,7 +35,6 @@ log = logging.getLogger("canasta.server")
 REMOTE_BACKLOG = 64
 WATCH_SECONDS = 2.0
 
-Writer = Callable[[WebSocket, Conn], Awaitable[None]]
 
 
 class Forwarding:
@@ -85,19 +84,8 @@ class Forwarding:
         await self.cluster.serve("lobby", handle)
 
     def _remote_conn(self, node: str, conn_id: str, account: str | None, owner: bool) -> RemoteConn:
-        c = self.config
         return RemoteConn(
-            self.cluster,
-            node,
-            conn_id,
-            account=account,
-            owner=owner,
-            outbox_limit=c.outbox_limit,
-            inflight_limit=c.inflight_per_conn,
-            rate=c.message_rate,
-            burst=c.message_burst,
-            suggest_rate=c.suggest_rate,
-            suggest_burst=c.suggest_burst,
+            self.cluster, node, conn_id, account=account, owner=owner, **Conn.limits(self.config)
         )
 
     async def _at_owner(self, resource: str, message: dict[str, Any]) -> None:
@@ -239,7 +227,6 @@ class Forwarding:
         *,
         account: str | None,
         name: str | None,
-        write: Writer,
     ) -> None:
         """Serve an accepted browser socket whose table (or the lobby) another node owns."""
         conn_id = secrets.token_hex(8)
@@ -255,22 +242,9 @@ class Forwarding:
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
 
-        async def read() -> None:
-            with contextlib.suppress(WebSocketDisconnect):
-                while not conn.closed:
-                    frame = await websocket.receive()
-                    if frame["type"] == "websocket.disconnect":
-                        return
-                    if not conn.bucket.take():
-                        conn.drop(CLOSE_POLICY, "too many messages")
-                        return
-                    raw = frame.get("text")
-                    if raw is None:
-                        raw = (frame.get("bytes") or b"").decode("utf-8", "replace")
-                    if len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
-                        conn.send(error_message("message_too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"))
-                        continue
-                    await self.cluster.publish(channel, {**base, "op": "msg", "raw": raw})
+        async def deliver(raw: str | bytes) -> None:
+            text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+            await self.cluster.publish(channel, {**base, "op": "msg", "raw": text})
 
         async def watch() -> None:
             while not conn.closed:
@@ -284,28 +258,16 @@ class Forwarding:
                     conn.drop(CLOSE_RELOAD, "the table moved to another server: reconnect")
                     return
 
-        reader = asyncio.create_task(read())
-        writer = asyncio.create_task(write(websocket, conn))
-        watcher = asyncio.create_task(watch())
-        dead = asyncio.create_task(conn.dead.wait())
-        try:
-            await asyncio.wait({reader, writer, watcher, dead}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
+        async def ending() -> None:
             self.local.pop(conn_id, None)
             with contextlib.suppress(Exception):
                 await self.cluster.publish(channel, {**base, "op": "leave"})
-            for task in (reader, watcher):
-                task.cancel()
-            if conn.dropped:
-                writer.cancel()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(
-                        websocket.close(code=conn.close_code or CLOSE_RELOAD, reason=conn.close_reason),
-                        timeout=1.0,
-                    )
-            else:
-                conn.close()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(writer, timeout=2.0)
-                writer.cancel()
-            dead.cancel()
+
+        await run_socket(
+            websocket,
+            conn,
+            read_frames(websocket, conn, deliver),
+            ending=ending,
+            watch=watch(),
+            default_code=CLOSE_RELOAD,
+        )

@@ -101,15 +101,7 @@ class Tables:
             seed=seed,
             config=self.config,
         )
-        await self._claim_new(table.id)
-        await self.store.save_table(table.row_values())
-        table.mark_saved()
-        await self._attach_owned(table)
-        async with self._lock:
-            self._live[table.id] = table
-            self._used[table.id] = time.monotonic()
-            table.start()
-        return table
+        return await self._open_new(table)
 
     async def create_online(
         self,
@@ -132,6 +124,10 @@ class Tables:
             levels=levels,
             config=self.config,
         )
+        return await self._open_new(table)
+
+    async def _open_new(self, table: Table) -> Table:
+        """Claim, save and start a table just made (its first save: storage errors propagate)."""
         await self._claim_new(table.id)
         await self.store.save_table(table.row_values())
         table.mark_saved()

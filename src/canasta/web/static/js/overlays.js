@@ -193,11 +193,7 @@ export function handOverlay(ctl) {
     return;
   }
   if (matchOver) {
-    const win = document.createElement("p");
-    win.className = "winner-line";
-    const winners = m.winners || [];
-    win.textContent = winners.length > 1 ? t("result.draw") : winners.length ? t("result.winner", { name: teamName(winners[0]) }) : "";
-    body.insertBefore(win, body.firstChild);
+    winnerLine(body, m);
     const again = button(t("result.new_match"), () => ctl.send({ type: "new_match" }), "primary");
     again.id = "btn-new-match";
     again.dataset.autofocus = "";
@@ -216,6 +212,15 @@ export function handOverlay(ctl) {
   body.append(row);
 }
 
+/** "Our side wins" (or a draw) at the top of the end-of-match dialog. */
+function winnerLine(body, m) {
+  const win = document.createElement("p");
+  win.className = "winner-line";
+  const winners = m.winners || [];
+  win.textContent = winners.length > 1 ? t("result.draw") : winners.length ? t("result.winner", { name: teamName(winners[0]) }) : "";
+  body.insertBefore(win, body.firstChild);
+}
+
 /** The end of a hand or match at an online table: ready for the next hand, or a rematch. */
 function onlineButtons(ctl, body, row, matchOver, on) {
   const me = S.table.seat;
@@ -225,11 +230,7 @@ function onlineButtons(ctl, body, row, matchOver, on) {
   status.id = "online-wait";
   status.setAttribute("aria-live", "polite");
   if (matchOver) {
-    const win = document.createElement("p");
-    win.className = "winner-line";
-    const winners = m.winners || [];
-    win.textContent = winners.length > 1 ? t("result.draw") : winners.length ? t("result.winner", { name: teamName(winners[0]) }) : "";
-    body.insertBefore(win, body.firstChild);
+    winnerLine(body, m);
     const seated = on.auto.map((a, i) => a !== "left" && S.table.seats[i].kind === "human");
     const asked = on.rematch.filter((x, i) => x && seated[i]).length;
     const humans = seated.filter(Boolean).length;
