@@ -126,24 +126,38 @@ def _single_groups(state: HandState, out: list[Action]) -> None:
                 before = len(m.cards)
                 after = h - n
                 if after >= 2 or (not keep_two and have + (before < CANASTA_SIZE <= before + n) >= need):
-                    out.append(Meld((Group(r, nat),)))
+                    out.append(single_meld(r, nat))
             else:
                 if n >= 3:
                     after = h - n
                     if after >= 2 or (not keep_two and have + (n >= CANASTA_SIZE) >= need):
-                        out.append(Meld((Group(r, nat),)))
+                        out.append(single_meld(r, nat))
                 if n >= 2 and wild_codes:
                     after = h - n - 1
                     if after >= 2 or (not keep_two and have + (n + 1 >= CANASTA_SIZE) >= need):
                         for w in wild_codes:
-                            out.append(Meld((Group(r, nat + (w,)),)))
+                            out.append(single_meld(r, nat + (w,)))
         if m is not None and wild_codes:
             before = len(m.cards)
             if s.wild_capacity(m.naturals, m.wilds, before) >= 1:
                 after = h - 1
                 if after >= 2 or (not keep_two and have + (before + 1 == CANASTA_SIZE) >= need):
                     for w in wild_codes:
-                        out.append(Meld((Group(r, (w,)),)))
+                        out.append(single_meld(r, (w,)))
+
+
+#: one-group meld actions already built, by (rank, cards): a few thousand at most, since the
+#: cards are a rank's sorted naturals (two copies of four codes) with at most one wild
+_SINGLE: dict[tuple[int, tuple[int, ...]], Meld] = {}
+
+
+def single_meld(rank: int, cards: tuple[int, ...]) -> Meld:
+    """The meld action of one group (shared: actions are immutable values)."""
+    key = (rank, cards)
+    action = _SINGLE.get(key)
+    if action is None:
+        action = _SINGLE[key] = Meld((Group(rank, cards),))
+    return action
 
 
 def _opening_melds(state: HandState, out: list[Action]) -> None:
