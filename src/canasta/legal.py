@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Group, Meld
+from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Discard, Group, Meld
 from .cards import F_DEUCE, F_JOKER, JOKER, MELD_FACES, VALUE
 from .checks import check, take_is_compulsory
 from .going_out import can_go_out
@@ -69,10 +69,18 @@ def legal_actions(state: HandState) -> list[Action]:
         if take_is_compulsory(state):
             return list(takes)
         return [*takes, DECLINE] if takes else []
-    return _play_actions(state)
+    return _play_actions(state, can_go_out(state))
 
 
-def _play_actions(state: HandState) -> list[Action]:
+def legal_actions_and_going_out(state: HandState) -> tuple[list[Action], Meld | Discard | None]:
+    """:func:`legal_actions` and :func:`canasta.going_out.can_go_out` at once (solved once)."""
+    if state.phase != "play":
+        return legal_actions(state), None
+    go = can_go_out(state)
+    return _play_actions(state, go), go
+
+
+def _play_actions(state: HandState, go: Meld | Discard | None) -> list[Action]:
     s = state.settings
     seat = state.turn
     hand = state.hands[seat]
@@ -82,7 +90,6 @@ def _play_actions(state: HandState) -> list[Action]:
     have = state.canastas[side]
     ask = state.turn_state.ask
     out: list[Action] = []
-    go = can_go_out(state)
     if ask == "yes":
         return [go] if go is not None else []
     if h > 1:

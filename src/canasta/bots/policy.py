@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..actions import ASK, DECLINE, DRAW, NO, YES, Action, Discard, Meld, TakePile
 from ..cards import F_BLACK3, F_DEUCE, F_JOKER, FACE, IS_WILD, VALUE
+from ..legal import legal_actions_and_going_out
 from ..rules import CANASTA_SIZE
 from ..state import State
 from . import evaluate as ev
@@ -158,11 +159,9 @@ class Policy:
         self, st: State, rng: random.Random | None, memory: Memory | None
     ) -> list[tuple[float, Action]]:
         style = self.style
-        legal = st.legal_actions()
+        # can_go_out is None after a "no", as the old separate question was not asked then
+        legal, go = legal_actions_and_going_out(st)
         out: list[tuple[float, Action]] = []
-        go = None
-        if st.ask != "no":
-            go = st.can_go_out()
         if go is not None:
             if st.ask == "yes" or not style.judge_going_out or self.wants_out(st, go):
                 if (
@@ -179,17 +178,18 @@ class Policy:
                 out.append((-500.0, go))
         if st.ask == "yes":
             return out or [(0.0, a) for a in legal]
+        urgency = ev.threat(st, st.turn)  # asked once per decision, not once per option
         for a in legal:
             if a.kind == "meld" and a != go:
                 assert isinstance(a, Meld)
-                out.append((self._meld_value(st, a), a))
-        discards = self._rank_discards(st, legal, rng, memory)
+                out.append((self._meld_value(st, a, urgency), a))
+        discards = self._rank_discards(st, legal, rng, memory, urgency)
         out.extend(discards)
         if not out:
             out = [(0.0, a) for a in legal]
         return out
 
-    def _meld_value(self, st: State, a: Meld) -> float:
+    def _meld_value(self, st: State, a: Meld, urgency: float) -> float:
         style = self.style
         seat = st.turn
         side = st.side_of[seat]
@@ -198,7 +198,6 @@ class Policy:
         need = st.settings.canastas_to_go_out
         have = st.canastas[side]
         hand_n = len(st.hands[seat])
-        urgency = ev.threat(st, seat)
         if not st.nmelds[side]:
             # An opening: as early as possible, spending few wilds and keeping some cards.
             wilds = sum(1 for g in a.groups for c in g.cards if IS_WILD[c])
@@ -262,7 +261,12 @@ class Policy:
     # ------------------------------------------------------------------ discards
 
     def _rank_discards(
-        self, st: State, legal: list[Action], rng: random.Random | None, memory: Memory | None
+        self,
+        st: State,
+        legal: list[Action],
+        rng: random.Random | None,
+        memory: Memory | None,
+        urgency: float,
     ) -> list[tuple[float, Action]]:
         style = self.style
         seat = st.turn
@@ -274,7 +278,7 @@ class Policy:
         if not cands:
             return []
         unseen = ev.unseen_faces(st, seat)
-        urgency = ev.threat(st, seat)
+        take_p: dict[int, float] = {}  # per face: the two copies of a card ask the same question
         nxt = (seat + 1) % n
         next_is_opp = st.side_of[nxt] != side
         pile_v = ev.pile_value(st) if style.read_opponents else 12.0 * len(st.pile)
@@ -324,7 +328,9 @@ class Policy:
             danger = 0.0
             if next_is_opp and not IS_WILD[c] and f != F_BLACK3:
                 if style.read_opponents:
-                    p = ev.take_probability(st, nxt, f, unseen, memory)
+                    p = take_p.get(f, -1.0)
+                    if p < 0:
+                        p = take_p[f] = ev.take_probability(st, nxt, f, unseen, memory)
                 else:
                     osd = st.side_of[nxt]
                     p = 0.8 if (st.melds[osd][f] is not None and not pile_frozen_all) else 0.15
