@@ -5,7 +5,7 @@
     python bench/engine.py --json                              # the default pure-Python core
 
 The package is copied (without the server and the web client, which the core never imports)
-into ``--out`` and the hot core modules are compiled there in place: Python prefers the
+into ``--out`` and the hot core modules (and the bots' policy and search) are compiled there in place: Python prefers the
 compiled extension next to each ``.py``.  The pure-Python package stays the default install;
 ``tests/core/test_compiled.py`` replays the golden records on the build when
 ``CANASTA_COMPILED`` names it.  Needs mypy (it ships mypyc) and a C compiler.
@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPILED = (
     "cards", "errors", "rules", "actions", "results", "hand", "scoring", "going_out", "checks",
     "pickup", "legal", "moves", "deal", "view", "state", "resample",
+    # the computer players' evaluation, policy and search (Expert's rollouts run there)
+    "bots/common", "bots/evaluate", "bots/policy", "bots/search",
 )
 
 

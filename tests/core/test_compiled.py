@@ -32,6 +32,14 @@ for name in json.loads((golden / "scores.json").read_text()):
     game = Game.from_record(record)
     out[name] = {"scores": game.scores, "winners": game.winners, "hands": len(game.hands),
                  "same_record": game.to_record() == record}
+# a view's JSON and a hand of the computer players run on the build too
+from canasta import Settings
+from canasta.bots import make_player
+from canasta.bots.play import play_hand
+game = Game(Settings.preset("classic", ask_partner=True), seed=5)
+json.dumps(game.state.view(game.state.turn).to_json())
+play_hand(game, [make_player(level, seed=s) for s, level in enumerate(["normal", "beginner"] * 2)])
+out["bots_hand_over"] = {"over": game.state.is_over}
 print(json.dumps(out))
 """
 
@@ -45,6 +53,7 @@ def test_compiled_core_replays_golden_records_to_pinned_scores() -> None:
     )
     replayed = json.loads(done.stdout)
     pinned = json.loads((GOLDEN / "scores.json").read_text())
+    assert replayed.pop("bots_hand_over") == {"over": True}
     assert set(replayed) == set(pinned)
     for name, want in pinned.items():
         got = replayed[name]

@@ -161,14 +161,15 @@ class Policy:
         style = self.style
         # can_go_out is None after a "no", as the old separate question was not asked then
         legal, go = legal_actions_and_going_out(st)
+        ask = st.turn_state.ask
         out: list[tuple[float, Action]] = []
         if go is not None:
-            if st.ask == "yes" or not style.judge_going_out or self.wants_out(st, go):
+            if ask == "yes" or not style.judge_going_out or self.wants_out(st, go):
                 if (
                     style.ask_partner
                     and st.settings.ask_partner
-                    and st.ask is None
-                    and not st.turn_melded
+                    and ask is None
+                    and not st.turn_state.melded
                     and ASK in legal
                     and len(st.hands[(st.turn + 2) % 4]) >= 4
                 ):
@@ -176,7 +177,7 @@ class Policy:
                 out.append((1000.0, go))
             else:
                 out.append((-500.0, go))
-        if st.ask == "yes":
+        if ask == "yes":
             return out or [(0.0, a) for a in legal]
         urgency = ev.threat(st, st.turn)  # asked once per decision, not once per option
         for a in legal:
@@ -352,12 +353,12 @@ class Policy:
         side = st.side_of[seat]
         if len(st.stock) < 10:
             return True
-        mine: float = ev.side_table_score(st, side) + 100
+        mine = float(ev.side_table_score(st, side) + 100)
         # cards melded by the going-out action
         if isinstance(go, Meld):
             mine += sum(VALUE[c] for g in go.groups for c in g.cards)
         mine -= ev.hand_estimate(st, side, viewer=-1) - AVG_OWN * len(st.hands[seat])
-        best_opp: float = -(10**9)
+        best_opp = -1e9
         opp_sides = {st.side_of[o] for o in ev.opponents(st, seat)}
         for osd in opp_sides:
             theirs = ev.side_table_score(st, osd) - ev.hand_estimate(st, osd, viewer=-1)
@@ -381,6 +382,21 @@ class Policy:
         if pen <= 60 or len(st.stock) < 12:
             return True
         side = st.side_of[me]
+        # The score: when ending the hand now wins the match, say yes whatever the hand holds;
+        # when the opponents are close to going out themselves, cash in now.
+        target = st.settings.target
+        if isinstance(target, int):
+            team = st.team_of[me]
+            ours = st.scores[team] + ev.side_table_score(st, side) + 100 - pen
+            opp_sides = {st.side_of[o] for o in ev.opponents(st, me)}
+            theirs = max(
+                st.scores[st.team_of[o]] + ev.side_table_score(st, st.side_of[o]) - ev.hand_estimate(st, st.side_of[o], -1)
+                for o in ev.opponents(st, me)
+            )
+            if ours >= target and ours > theirs and opp_sides:
+                return True
+        if ev.threat(st, me) >= 0.4:
+            return True
         # many cards that could still become melds: ask to play on
         fc = st.fc[me]
         meldable = sum(fc[f] for f in range(len(fc)) if fc[f] >= 2 or (st.melds[side][f] is not None and fc[f]))
