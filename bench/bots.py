@@ -129,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             "iterations_p50": pct(done, 0.50) if done else 0,
         }
     out["expert_by_preset"] = by_preset
-    out["expert_options"] = options or {"iterations": 1000, "time_budget": 0.9}
+    probe = make_player("expert", seed=5, **options)
+    out["expert_options"] = {k: getattr(probe, k, None) for k in ("iterations", "time_budget")}
     out["decisions"] = {"beginner": args.decisions, "normal": args.decisions, "expert": args.expert_decisions}
     if args.json:
         print(json.dumps(out))

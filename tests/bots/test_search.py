@@ -135,3 +135,28 @@ def test_r11_partner_says_yes_when_going_out_wins_the_match() -> None:
     assert policy.answer(st) is False
     st.scores = (4800, 2000) if side == 0 else (2000, 4800)
     assert policy.answer(st) is True
+
+
+def test_expert_keeps_normals_first_choice_unless_the_lead_is_clear() -> None:
+    """The most visited option wins only if its mean beats Normal's first by ``trust`` standard errors."""
+    from canasta.actions import DRAW as A0
+    from canasta.bots.search import _Node
+
+    other = Discard(parse_card("5C"))
+
+    def root(first: list[float], second: list[float]) -> _Node:
+        node = _Node(0)
+        for action, results in ((A0, first), (other, second)):
+            child = node.children[action] = _Node(0)
+            for r in results:
+                child.visits += 1
+                child.total += r
+                child.squares += r * r
+        return node
+
+    bot = ExpertPlayer(seed=1, iterations=10, time_budget=None, trust=1.0)
+    noisy = root([0.0, 300.0, -300.0], [100.0, 400.0, -200.0, 0.0])  # +100 with errors of ~200
+    assert bot._pick(noisy, [A0, other]) == 0
+    clear = root([0.0, 10.0, -10.0], [300.0, 310.0, 290.0, 300.0])
+    assert bot._pick(clear, [A0, other]) == 1
+    assert ExpertPlayer(seed=1, iterations=10, time_budget=None, trust=0.0)._pick(noisy, [A0, other]) == 1

@@ -11,7 +11,8 @@ backs the result up, each node scored for the side of the seat that chose it.
 Normal guides the tree: a node offers only the Normal policy's best few options (the root
 more, deeper nodes fewer), tried best first; and Normal plays the rollouts, cut after
 ``rollout_actions`` actions and judged by the shared static evaluation.  The root's answer
-is its most visited child.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
+is its most visited child, unless that child's mean beats Normal's first choice by less than
+``trust`` standard errors: outcomes vary so much between worlds that a lead on luck is common.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
 with a rollout budget alone the choice depends only on the seed and the view.
 """
 
@@ -44,6 +45,8 @@ DEFAULT_ROLLOUT_ACTIONS = 12
 MAX_DEPTH = 6
 #: UCB1 exploration weight, in points of the side's score difference
 EXPLORATION = 250.0
+#: standard errors by which the search's favourite must beat Normal's first choice (0: off)
+TRUST = 1.0
 
 
 def side_result(state: State, seat: int) -> float:
@@ -70,7 +73,7 @@ def side_result(state: State, seat: int) -> float:
 class _Node:
     """One node of the search tree: the action that led here and its statistics."""
 
-    __slots__ = ("actor", "avail", "children", "total", "visits")
+    __slots__ = ("actor", "avail", "children", "squares", "total", "visits")
 
     def __init__(self, actor: int) -> None:
         #: the seat that chose the action leading to this node (its side owns ``total``)
@@ -78,6 +81,7 @@ class _Node:
         self.visits = 0
         self.avail = 0
         self.total = 0.0
+        self.squares = 0.0
         self.children: dict[Action, _Node] = {}
 
 
@@ -96,6 +100,7 @@ class ExpertPlayer:
         inner_candidates: int = INNER_CANDIDATES,
         rollout_actions: int = DEFAULT_ROLLOUT_ACTIONS,
         exploration: float = EXPLORATION,
+        trust: float = TRUST,
     ) -> None:
         self.seed = seed
         if time_budget is None and iterations is None:
@@ -106,6 +111,7 @@ class ExpertPlayer:
         self.inner_candidates = inner_candidates
         self.rollout_actions = rollout_actions
         self.exploration = exploration
+        self.trust = trust
         self.guide = Policy(NORMAL)
         self.rollout = Policy(ROLLOUT)
         #: iterations (sampled worlds) of the last decision (for benchmarks)
@@ -204,9 +210,32 @@ class ExpertPlayer:
                     r = results[nd.actor] = side_result(world, nd.actor)
                 nd.visits += 1
                 nd.total += r
+                nd.squares += r * r
             done += 1
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.last_iterations = done
-        i_best = max(range(len(options)), key=lambda i: (root.children[options[i]].visits, -i))
-        return options[i_best]
+        return options[self._pick(root, options)]
+
+    def _pick(self, root: _Node, options: list[Action]) -> int:
+        """The most visited option, unless the evidence against Normal's first choice is weak.
+
+        Outcomes vary a lot from world to world, so an option can lead on luck; the guide's
+        first choice stands unless the leader's mean beats it by ``trust`` standard errors.
+        """
+        kids = [root.children[a] for a in options]
+        i_best = max(range(len(options)), key=lambda i: (kids[i].visits, -i))
+        if i_best == 0 or self.trust <= 0:
+            return i_best
+        a, b = kids[i_best], kids[0]
+        if b.visits < 2 or a.visits < 2:
+            return i_best
+
+        def mean_var(n: _Node) -> tuple[float, float]:
+            m = n.total / n.visits
+            var = max(0.0, n.squares / n.visits - m * m)
+            return m, var / (n.visits - 1)
+
+        ma, va = mean_var(a)
+        mb, vb = mean_var(b)
+        return i_best if ma - mb > self.trust * math.sqrt(va + vb) else 0
