@@ -56,13 +56,32 @@ def can_go_out(state: HandState) -> Meld | Discard | None:
     if orphans:  # the one unmeldable card must be the discard
         options = [orphans[0]]
     else:
-        codes: list[int] = sorted(set(hand), key=lambda c: (VALUE[c], c))
-        options = [None, *codes]
+        options = [None, *sorted(set(hand), key=_DISCARD_ORDER.__getitem__)]
+    # Whether a plan exists depends only on the face counts, so each face is tried once and
+    # without building groups; meld_all builds the one plan that is returned.
+    counts = fc[:]
+    have, need_c = state.canastas[side], s.canastas_to_go_out
+    tried = 0
     for d in options:
-        groups = meld_all(state, seat, d)
-        if groups is not None:
+        if d is None:
+            ok = _plan(s, melds, counts, have, need_c) is not None
+        else:
+            f = FACE[d]
+            if (tried >> f) & 1:
+                continue
+            tried |= 1 << f
+            counts[f] -= 1
+            ok = len(hand) > 1 and _plan(s, melds, counts, have, need_c) is not None
+            counts[f] += 1
+        if ok:
+            groups = meld_all(state, seat, d)
+            assert groups is not None
             return Meld(groups, d)
     return None
+
+
+#: the order in which discards are tried when going out: cheapest card first, then by code
+_DISCARD_ORDER: tuple[tuple[int, int], ...] = tuple((VALUE[c], c) for c in range(len(VALUE)))
 
 
 def _black_three_orphans(hand: list[int], fc: list[int], s: Settings, orphans: list[int]) -> list[int]:
@@ -103,17 +122,12 @@ def meld_all(state: HandState, seat: int, discard: int | None) -> tuple[Group, .
     counts = [0] * NUM_FACES
     for c in hand:
         counts[FACE[c]] += 1
-    b3 = counts[F_BLACK3]
-    if counts[F_RED3] or (b3 and (b3 not in (3, 4) or not s.black_three_meld_on_going_out)):
-        return None
-    planned = _entries(s, state.melds[side], counts)
+    planned = _plan(s, state.melds[side], counts, state.canastas[side], s.canastas_to_go_out)
     if planned is None:
         return None
-    entries, mandatory = planned
+    entries, alloc = planned
+    b3 = counts[F_BLACK3]
     wilds = wilds_of(hand)
-    alloc = _allocate_wilds(entries, len(wilds), mandatory, state.canastas[side], s.canastas_to_go_out)
-    if alloc is None:
-        return None
     groups: list[Group] = []
     wi = 0
     for e in entries:
@@ -127,6 +141,21 @@ def meld_all(state: HandState, seat: int, discard: int | None) -> tuple[Group, .
     if b3:
         groups.append(Group(F_BLACK3, tuple(c for c in hand if FACE[c] == F_BLACK3)))
     return tuple(groups)
+
+
+def _plan(
+    s: Settings, melds: list[TableMeld | None], counts: list[int], have: int, need: int
+) -> tuple[list[_Entry], dict[int, int]] | None:
+    """The ranks and the wilds per rank of a plan melding cards of these face counts, or None."""
+    b3 = counts[F_BLACK3]
+    if counts[F_RED3] or (b3 and (b3 not in (3, 4) or not s.black_three_meld_on_going_out)):
+        return None
+    planned = _entries(s, melds, counts)
+    if planned is None:
+        return None
+    entries, mandatory = planned
+    alloc = _allocate_wilds(entries, counts[F_DEUCE] + counts[F_JOKER], mandatory, have, need)
+    return None if alloc is None else (entries, alloc)
 
 
 def _entries(s: Settings, melds: list[TableMeld | None], counts: list[int]) -> tuple[list[_Entry], int] | None:

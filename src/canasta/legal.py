@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Group, Meld
+from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Discard, Group, Meld
 from .cards import F_DEUCE, F_JOKER, JOKER, MELD_FACES, VALUE
 from .checks import check, take_is_compulsory
 from .going_out import can_go_out
@@ -69,10 +69,18 @@ def legal_actions(state: HandState) -> list[Action]:
         if take_is_compulsory(state):
             return list(takes)
         return [*takes, DECLINE] if takes else []
-    return _play_actions(state)
+    return _play_actions(state, can_go_out(state))
 
 
-def _play_actions(state: HandState) -> list[Action]:
+def legal_actions_and_going_out(state: HandState) -> tuple[list[Action], Meld | Discard | None]:
+    """:func:`legal_actions` and :func:`canasta.going_out.can_go_out` at once (solved once)."""
+    if state.phase != "play":
+        return legal_actions(state), None
+    go = can_go_out(state)
+    return _play_actions(state, go), go
+
+
+def _play_actions(state: HandState, go: Meld | Discard | None) -> list[Action]:
     s = state.settings
     seat = state.turn
     hand = state.hands[seat]
@@ -82,7 +90,6 @@ def _play_actions(state: HandState) -> list[Action]:
     have = state.canastas[side]
     ask = state.turn_state.ask
     out: list[Action] = []
-    go = can_go_out(state)
     if ask == "yes":
         return [go] if go is not None else []
     if h > 1:
@@ -126,24 +133,38 @@ def _single_groups(state: HandState, out: list[Action]) -> None:
                 before = len(m.cards)
                 after = h - n
                 if after >= 2 or (not keep_two and have + (before < CANASTA_SIZE <= before + n) >= need):
-                    out.append(Meld((Group(r, nat),)))
+                    out.append(single_meld(r, nat))
             else:
                 if n >= 3:
                     after = h - n
                     if after >= 2 or (not keep_two and have + (n >= CANASTA_SIZE) >= need):
-                        out.append(Meld((Group(r, nat),)))
+                        out.append(single_meld(r, nat))
                 if n >= 2 and wild_codes:
                     after = h - n - 1
                     if after >= 2 or (not keep_two and have + (n + 1 >= CANASTA_SIZE) >= need):
                         for w in wild_codes:
-                            out.append(Meld((Group(r, nat + (w,)),)))
+                            out.append(single_meld(r, nat + (w,)))
         if m is not None and wild_codes:
             before = len(m.cards)
             if s.wild_capacity(m.naturals, m.wilds, before) >= 1:
                 after = h - 1
                 if after >= 2 or (not keep_two and have + (before + 1 == CANASTA_SIZE) >= need):
                     for w in wild_codes:
-                        out.append(Meld((Group(r, (w,)),)))
+                        out.append(single_meld(r, (w,)))
+
+
+#: one-group meld actions already built, by (rank, cards): a few thousand at most, since the
+#: cards are a rank's sorted naturals (two copies of four codes) with at most one wild
+_SINGLE: dict[tuple[int, tuple[int, ...]], Meld] = {}
+
+
+def single_meld(rank: int, cards: tuple[int, ...]) -> Meld:
+    """The meld action of one group (shared: actions are immutable values)."""
+    key = (rank, cards)
+    action = _SINGLE.get(key)
+    if action is None:
+        action = _SINGLE[key] = Meld((Group(rank, cards),))
+    return action
 
 
 def _opening_melds(state: HandState, out: list[Action]) -> None:

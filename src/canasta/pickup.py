@@ -182,7 +182,20 @@ def take_options(state: HandState) -> list[TakePile]:
     if not state.nmelds[side]:
         return _opening_take(state)
     candidates = _take_candidates(state)
-    legal = [a for a in candidates if check(state, a) is None]
+    # A candidate is built to meet R8 (the top's rank, cards from the hand, the frozen rule);
+    # the checker is needed only where more could fail: a wild joining a meld on the table
+    # (R5.2 limits) or a take leaving fewer than two cards (R10.2), or outside the draw phase.
+    pile_left = len(state.pile) - 1 - state.pile_red3
+    h = len(state.hands[state.turn])
+    fast = state.phase == "draw" and state.turn_state.ask is None
+    melds = state.melds[side]
+    legal = []
+    for a in candidates:
+        g = a.groups[0]
+        if fast and h - len(g.cards) + pile_left >= 2 and (melds[g.rank] is None or not any(IS_WILD[c] for c in g.cards)):
+            legal.append(a)
+        elif check(state, a) is None:
+            legal.append(a)
     if candidates and not legal:
         # Every simple way leaves too few cards (R10.2): taking is still legal if the take can
         # meld the whole hand with enough canastas, going out.

@@ -9,7 +9,9 @@ legal actions in :mod:`canasta.legal`, the solvers in :mod:`canasta.going_out` a
 from __future__ import annotations
 
 from . import checks, going_out, moves, pickup
+from .actions import Action, Discard, Meld, TakePile
 from .deal import deal_into
+from .errors import IllegalAction
 from .hand import Event, HandState, TableMeld, TurnState
 from .legal import LegalActions, legal_actions
 from .rules import Settings
@@ -47,20 +49,50 @@ class State(HandState):
         deal_into(st, deck)
         return st
 
+    # Methods that hand over to the modules.  They are written out (not ``check = checks.check``)
+    # so that they bind as methods whether those modules are plain Python or compiled (mypyc).
+
     # ------------------------------------------------------------------ checking
-    check = checks.check
-    verify = checks.verify
-    can = checks.can
-    opening_count = checks.opening_count
-    take_is_compulsory = checks.take_is_compulsory
+    def check(self, action: Action) -> IllegalAction | None:
+        """The reason ``action`` is illegal for the player to act, or None if it is legal."""
+        return checks.check(self, action)
+
+    def verify(self, action: Action) -> None:
+        """Raise :class:`IllegalAction` unless ``action`` is legal for the player to act."""
+        checks.verify(self, action)
+
+    def can(self, action: Action) -> bool:
+        """Is ``action`` legal for the player to act?"""
+        return checks.check(self, action) is None
+
+    def opening_count(self, action: Action) -> int:
+        """R6.2/R6.3: what a meld or take action counts toward the opening minimum."""
+        return checks.opening_count(self, action)
+
+    def take_is_compulsory(self) -> bool:
+        """R12.1: empty stock, pile not frozen for the side and its top matches a side meld."""
+        return checks.take_is_compulsory(self)
 
     # ------------------------------------------------------------------ applying
-    apply = moves.apply
+    def apply(self, action: Action, *, validate: bool = True) -> None:
+        """Apply ``action`` for the player to act; raises :class:`IllegalAction` if illegal.
+
+        ``validate=False`` skips the check: only for actions known to be legal (search).
+        """
+        moves.apply(self, action, validate=validate)
 
     # ------------------------------------------------------------------ legal actions and solvers
-    legal_actions = legal_actions
-    can_go_out = going_out.can_go_out
-    plan_pile_pickup = pickup.plan_pile_pickup
+    def legal_actions(self) -> list[Action]:
+        """A useful, bounded list of legal actions for the player to act."""
+        return legal_actions(self)
+
+    def can_go_out(self) -> Meld | Discard | None:
+        """A complete going-out action for the player to act now (R10), or None."""
+        return going_out.can_go_out(self)
+
+    def plan_pile_pickup(self) -> TakePile | None:
+        """A legal way for the player to act to take the pile now, or None (R8, R6.3)."""
+        return pickup.plan_pile_pickup(self)
 
     @property
     def legal(self) -> LegalActions:

@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--matches", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.add_argument("--expert-time", type=float, default=None, help="Expert seconds per decision")
-    p.add_argument("--expert-iterations", type=int, default=None, help="Expert rollouts per decision")
+    p.add_argument("--expert-iterations", type=int, default=None, help="Expert search iterations per decision (default 1000)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     if args.deals < 0 or args.matches < 0 or args.workers < 1:

@@ -42,28 +42,65 @@ class Memory:
     discarded: list[list[int]] = field(default_factory=list)
     #: per seat, per face: how many times the seat let the pile go with that face on top
     passed: list[list[int]] = field(default_factory=list)
+    #: per seat, per face: how strongly the public history says the seat held no pair of that
+    #: face (0..1), and the seat's stock cards drawn when that was last seen (see ``no_pair``)
+    evidence: list[list[float]] = field(default_factory=list)
+    evidence_at: list[list[int]] = field(default_factory=list)
+    #: per seat: cards drawn from the stock so far this hand (public counts)
+    drawn: list[int] = field(default_factory=list)
 
     @staticmethod
     def from_history(history: Sequence[Event], players: int) -> Memory:
         """Scan a hand's public history (events from a view or a state)."""
         discarded = [[0] * NUM_FACES for _ in range(players)]
         passed = [[0] * NUM_FACES for _ in range(players)]
+        evidence = [[0.0] * NUM_FACES for _ in range(players)]
+        evidence_at = [[0] * NUM_FACES for _ in range(players)]
+        drawn = [0] * players
         top: int | None = None
+        size = 0  # pile size
         for e in history:
             a = e.action
+            seat = e.seat
             if a is None:
+                drawn[seat] += e.ndrawn
                 continue
-            if isinstance(a, Discard):
-                discarded[e.seat][FACE[a.card]] += 1
-                top = a.card
-            elif isinstance(a, Meld) and a.discard is not None:
-                discarded[e.seat][FACE[a.discard]] += 1
-                top = a.discard
+            if isinstance(a, Discard) or (isinstance(a, Meld) and a.discard is not None):
+                c = a.card if isinstance(a, Discard) else a.discard
+                assert c is not None
+                f = FACE[c]
+                discarded[seat][f] += 1
+                # a player who throws a face seldom keeps a pair of it
+                if evidence[seat][f] < 0.6:
+                    evidence[seat][f] = 0.6
+                evidence_at[seat][f] = drawn[seat]
+                top = c
+                size += 1
             elif isinstance(a, TakePile):
                 top = None
-            elif isinstance(a, Draw) and top is not None and not IS_WILD[top]:
-                passed[e.seat][FACE[top]] += 1
-        return Memory(discarded, passed)
+                size = 0
+            elif isinstance(a, Draw):
+                if top is not None and not IS_WILD[top]:
+                    f = FACE[top]
+                    passed[seat][f] += 1
+                    # letting a pile of three or more go says more than letting one card go
+                    evidence[seat][f] = max(evidence[seat][f] * 0.5, 0.85 if size >= 3 else 0.4)
+                    evidence_at[seat][f] = drawn[seat]
+                drawn[seat] += e.ndrawn
+        return Memory(discarded, passed, evidence, evidence_at, drawn)
+
+    def no_pair(self, seat: int, face: int) -> float:
+        """0..1: the public history's case that ``seat`` holds no natural pair of ``face`` now.
+
+        The case fades as the seat draws new cards from the stock since it was made.
+        """
+        if not self.evidence:
+            return 0.0
+        e = self.evidence[seat][face]
+        if not e:
+            return 0.0
+        fade: float = 0.5 ** ((self.drawn[seat] - self.evidence_at[seat][face]) / 6.0)
+        return e * fade
 
 
 def seen_faces(st: State, seat: int) -> list[int]:
@@ -223,10 +260,14 @@ def take_probability(
             p = max(p, one * has_wild)
         if not st.nmelds[side]:
             p *= 0.6  # the opening minimum often stops them
-    if memory is not None:
-        d = memory.discarded[taker][face] + memory.passed[taker][face]
-        if d:
-            p *= 0.35 if known < 2 else 1.0
+    if memory is not None and known < 2:
+        if st.players == 2:
+            # two players: the pile is the game, so read the one opponent's history closely
+            # (what they threw, what piles they let go, and how much they drew since)
+            if not (not frozen and st.melds[side][face] is not None):
+                p *= 1.0 - memory.no_pair(taker, face)
+        elif memory.discarded[taker][face] + memory.passed[taker][face]:
+            p *= 0.35
     return p
 
 

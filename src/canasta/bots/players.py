@@ -50,8 +50,9 @@ class HeuristicPlayer:
 def make_player(level: str, seed: int | None = None, **options: Any) -> Player:
     """A computer player: ``random``, ``beginner``, ``normal`` or ``expert``.
 
-    Expert accepts ``time_budget`` (seconds per decision) and ``iterations`` (rollouts per
-    decision); either ends the search.
+    Expert accepts ``time_budget`` (seconds per decision) and ``iterations`` (search
+    iterations, one sampled world each, per decision); either ends the search.  The search's
+    other settings are those of :class:`canasta.bots.search.ExpertPlayer`.
     """
     level = level.lower()
     if level == "random":

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..actions import ASK, DECLINE, DRAW, NO, YES, Action, Discard, Meld, TakePile
 from ..cards import F_BLACK3, F_DEUCE, F_JOKER, FACE, IS_WILD, VALUE
+from ..legal import legal_actions_and_going_out
 from ..rules import CANASTA_SIZE
 from ..state import State
 from . import evaluate as ev
@@ -158,18 +159,17 @@ class Policy:
         self, st: State, rng: random.Random | None, memory: Memory | None
     ) -> list[tuple[float, Action]]:
         style = self.style
-        legal = st.legal_actions()
+        # can_go_out is None after a "no", as the old separate question was not asked then
+        legal, go = legal_actions_and_going_out(st)
+        ask = st.turn_state.ask
         out: list[tuple[float, Action]] = []
-        go = None
-        if st.ask != "no":
-            go = st.can_go_out()
         if go is not None:
-            if st.ask == "yes" or not style.judge_going_out or self.wants_out(st, go):
+            if ask == "yes" or not style.judge_going_out or self.wants_out(st, go):
                 if (
                     style.ask_partner
                     and st.settings.ask_partner
-                    and st.ask is None
-                    and not st.turn_melded
+                    and ask is None
+                    and not st.turn_state.melded
                     and ASK in legal
                     and len(st.hands[(st.turn + 2) % 4]) >= 4
                 ):
@@ -177,19 +177,20 @@ class Policy:
                 out.append((1000.0, go))
             else:
                 out.append((-500.0, go))
-        if st.ask == "yes":
+        if ask == "yes":
             return out or [(0.0, a) for a in legal]
+        urgency = ev.threat(st, st.turn)  # asked once per decision, not once per option
         for a in legal:
             if a.kind == "meld" and a != go:
                 assert isinstance(a, Meld)
-                out.append((self._meld_value(st, a), a))
-        discards = self._rank_discards(st, legal, rng, memory)
+                out.append((self._meld_value(st, a, urgency), a))
+        discards = self._rank_discards(st, legal, rng, memory, urgency)
         out.extend(discards)
         if not out:
             out = [(0.0, a) for a in legal]
         return out
 
-    def _meld_value(self, st: State, a: Meld) -> float:
+    def _meld_value(self, st: State, a: Meld, urgency: float) -> float:
         style = self.style
         seat = st.turn
         side = st.side_of[seat]
@@ -198,7 +199,6 @@ class Policy:
         need = st.settings.canastas_to_go_out
         have = st.canastas[side]
         hand_n = len(st.hands[seat])
-        urgency = ev.threat(st, seat)
         if not st.nmelds[side]:
             # An opening: as early as possible, spending few wilds and keeping some cards.
             wilds = sum(1 for g in a.groups for c in g.cards if IS_WILD[c])
@@ -262,7 +262,12 @@ class Policy:
     # ------------------------------------------------------------------ discards
 
     def _rank_discards(
-        self, st: State, legal: list[Action], rng: random.Random | None, memory: Memory | None
+        self,
+        st: State,
+        legal: list[Action],
+        rng: random.Random | None,
+        memory: Memory | None,
+        urgency: float,
     ) -> list[tuple[float, Action]]:
         style = self.style
         seat = st.turn
@@ -274,7 +279,7 @@ class Policy:
         if not cands:
             return []
         unseen = ev.unseen_faces(st, seat)
-        urgency = ev.threat(st, seat)
+        take_p: dict[int, float] = {}  # per face: the two copies of a card ask the same question
         nxt = (seat + 1) % n
         next_is_opp = st.side_of[nxt] != side
         pile_v = ev.pile_value(st) if style.read_opponents else 12.0 * len(st.pile)
@@ -324,7 +329,9 @@ class Policy:
             danger = 0.0
             if next_is_opp and not IS_WILD[c] and f != F_BLACK3:
                 if style.read_opponents:
-                    p = ev.take_probability(st, nxt, f, unseen, memory)
+                    p = take_p.get(f, -1.0)
+                    if p < 0:
+                        p = take_p[f] = ev.take_probability(st, nxt, f, unseen, memory)
                 else:
                     osd = st.side_of[nxt]
                     p = 0.8 if (st.melds[osd][f] is not None and not pile_frozen_all) else 0.15
@@ -346,12 +353,12 @@ class Policy:
         side = st.side_of[seat]
         if len(st.stock) < 10:
             return True
-        mine: float = ev.side_table_score(st, side) + 100
+        mine = float(ev.side_table_score(st, side) + 100)
         # cards melded by the going-out action
         if isinstance(go, Meld):
             mine += sum(VALUE[c] for g in go.groups for c in g.cards)
         mine -= ev.hand_estimate(st, side, viewer=-1) - AVG_OWN * len(st.hands[seat])
-        best_opp: float = -(10**9)
+        best_opp = -1e9
         opp_sides = {st.side_of[o] for o in ev.opponents(st, seat)}
         for osd in opp_sides:
             theirs = ev.side_table_score(st, osd) - ev.hand_estimate(st, osd, viewer=-1)
@@ -375,6 +382,21 @@ class Policy:
         if pen <= 60 or len(st.stock) < 12:
             return True
         side = st.side_of[me]
+        # The score: when ending the hand now wins the match, say yes whatever the hand holds;
+        # when the opponents are close to going out themselves, cash in now.
+        target = st.settings.target
+        if isinstance(target, int):
+            team = st.team_of[me]
+            ours = st.scores[team] + ev.side_table_score(st, side) + 100 - pen
+            opp_sides = {st.side_of[o] for o in ev.opponents(st, me)}
+            theirs = max(
+                st.scores[st.team_of[o]] + ev.side_table_score(st, st.side_of[o]) - ev.hand_estimate(st, st.side_of[o], -1)
+                for o in ev.opponents(st, me)
+            )
+            if ours >= target and ours > theirs and opp_sides:
+                return True
+        if ev.threat(st, me) >= 0.4:
+            return True
         # many cards that could still become melds: ask to play on
         fc = st.fc[me]
         meldable = sum(fc[f] for f in range(len(fc)) if fc[f] >= 2 or (st.melds[side][f] is not None and fc[f]))

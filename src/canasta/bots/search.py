@@ -1,10 +1,19 @@
-"""Expert: determinized Monte Carlo search over states sampled from the seat's view.
+"""Expert: information-set Monte Carlo tree search over worlds sampled from the seat's view.
 
-For each decision the Normal policy proposes its best few options.  The search deals many
-plausible worlds consistent with the view (:class:`canasta.Resampler`), plays each option in
-every world (common random numbers: all options meet the same worlds), finishes the hand with
-fast rule-of-thumb rollouts, and keeps the option with the best average score difference for
-its side.  The budget is a time limit and/or a number of rollouts per decision.
+The search follows single-observer ISMCTS (Cowling, Powley and Whitehouse, "Information Set
+Monte Carlo Tree Search", 2012).  Every iteration deals one world consistent with the view
+(:class:`canasta.Resampler`: the other hands and the stock at random), walks down one tree
+shared by all worlds, choosing among the actions available in *this* world by UCB1 with
+availability counts (a child's exploration term counts the iterations it could have been
+chosen, not its parent's visits), expands one new node, finishes with a Normal rollout and
+backs the result up, each node scored for the side of the seat that chose it.
+
+Normal guides the tree: a node offers only the Normal policy's best few options (the root
+more, deeper nodes fewer), tried best first; and Normal plays the rollouts, cut after
+``rollout_actions`` actions and judged by the shared static evaluation.  The root's answer
+is its most visited child, unless that child's mean beats Normal's first choice by less than
+``trust`` standard errors: outcomes vary so much between worlds that a lead on luck is common.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
+with a rollout budget alone the choice depends only on the seed and the view.
 """
 
 from __future__ import annotations
@@ -24,12 +33,20 @@ from .policy import NORMAL, Policy, Style
 
 #: rollouts play the Normal rules of thumb without memory (the history is dropped for speed)
 ROLLOUT = Style()
-#: default budget: this many rollouts per decision, cut short after this many seconds
-DEFAULT_ITERATIONS = 200
+#: default budget: this many iterations per decision, cut short after this many seconds
+DEFAULT_ITERATIONS = 1000
 DEFAULT_TIME = 0.9
-DEFAULT_CANDIDATES = 5
-#: rollout length cap (actions); the rest is judged by the static evaluation
-ROLLOUT_ACTIONS = 400
+#: options the root offers (Normal's best first) and options deeper nodes offer
+DEFAULT_CANDIDATES = 6
+INNER_CANDIDATES = 2
+#: rollout length (actions) before the static evaluation judges the position
+DEFAULT_ROLLOUT_ACTIONS = 12
+#: nodes deeper than this many actions below the root are not expanded (rollout only)
+MAX_DEPTH = 6
+#: UCB1 exploration weight, in points of the side's score difference
+EXPLORATION = 250.0
+#: standard errors by which the search's favourite must beat Normal's first choice (0: off)
+TRUST = 1.0
 
 
 def side_result(state: State, seat: int) -> float:
@@ -40,9 +57,9 @@ def side_result(state: State, seat: int) -> float:
         best = -1e9
         for s in state.result.sides:
             if s.side == side:
-                mine = s.total
+                mine = float(s.total)
             else:
-                best = max(best, s.total)
+                best = max(best, float(s.total))
         return mine - best
     # truncated rollout: table value, canasta chances, minus the cards held
     scores: dict[int, float] = {}
@@ -53,8 +70,23 @@ def side_result(state: State, seat: int) -> float:
     return mine - max(scores.values())
 
 
+class _Node:
+    """One node of the search tree: the action that led here and its statistics."""
+
+    __slots__ = ("actor", "avail", "children", "squares", "total", "visits")
+
+    def __init__(self, actor: int) -> None:
+        #: the seat that chose the action leading to this node (its side owns ``total``)
+        self.actor = actor
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+        self.squares = 0.0
+        self.children: dict[Action, _Node] = {}
+
+
 class ExpertPlayer:
-    """Determinized Monte Carlo over Normal's candidate actions, with Normal-style rollouts."""
+    """ISMCTS guided by Normal, with Normal rollouts cut short and judged statically."""
 
     level = "expert"
 
@@ -65,6 +97,10 @@ class ExpertPlayer:
         time_budget: float | None = None,
         iterations: int | None = None,
         candidates: int = DEFAULT_CANDIDATES,
+        inner_candidates: int = INNER_CANDIDATES,
+        rollout_actions: int = DEFAULT_ROLLOUT_ACTIONS,
+        exploration: float = EXPLORATION,
+        trust: float = TRUST,
     ) -> None:
         self.seed = seed
         if time_budget is None and iterations is None:
@@ -72,9 +108,13 @@ class ExpertPlayer:
         self.time_budget = time_budget
         self.iterations = iterations
         self.candidates = candidates
+        self.inner_candidates = inner_candidates
+        self.rollout_actions = rollout_actions
+        self.exploration = exploration
+        self.trust = trust
         self.guide = Policy(NORMAL)
         self.rollout = Policy(ROLLOUT)
-        #: rollouts of the last decision (for benchmarks)
+        #: iterations (sampled worlds) of the last decision (for benchmarks)
         self.last_iterations = 0
 
     def choose(self, view: SeatView) -> Action:
@@ -85,13 +125,7 @@ class ExpertPlayer:
         sampler = Resampler(view)
         state = sampler.sample(random.Random(0))
         memory = Memory.from_history(view.history, view.players)
-        ranked = self.guide.rank(state, None, memory)
-        options: list[Action] = []
-        for _, a in ranked:
-            if a not in options and state.check(a) is None:
-                options.append(a)
-            if len(options) >= self.candidates:
-                break
+        options = self._options(state, self.guide, memory, self.candidates)
         if not options:
             return view.legal[0]
         if len(options) == 1:
@@ -99,50 +133,109 @@ class ExpertPlayer:
         best = self.search(sampler, view.seat or 0, options, rng)
         return safe(view, state, best)
 
-    def search(self, sampler: Resampler, seat: int, options: list[Action], rng: random.Random) -> Action:
-        """The option with the best mean result over sampled worlds (successive halving).
-
-        The budget is split into rounds; in each round every surviving option is played in the
-        same fresh worlds, then the worse half is dropped.  A time limit ends the search early.
-        """
-        k = len(options)
-        totals = [0.0] * k
-        counts = [0] * k
-        alive = list(range(k))
-        start = time.perf_counter()
-        tb = self.time_budget
-        budget = self.iterations if self.iterations is not None else 10**9
-        rounds = max(1, math.ceil(math.log2(k)))
-        done = 0
-        roll = self.rollout
-        stop = False
-        deadline: float | None = None
-        for r in range(rounds):
-            last = r == rounds - 1
-            share = (budget - done) // (rounds - r)
-            worlds = max(1, share // len(alive)) if not last else max(1, (budget - done) // len(alive))
-            # with a time budget each round also gets its share of the time
-            deadline = None if tb is None else start + tb * (r + 1) / rounds
-            for _ in range(worlds):
-                world = sampler.sample(rng, history=False)
-                for i in alive:
-                    s = world.copy(history=False)
-                    s.apply(options[i], validate=False)
-                    n = 0
-                    while not s.is_over and n < ROLLOUT_ACTIONS:
-                        s.apply(roll.choose(s), validate=False)
-                        n += 1
-                    totals[i] += side_result(s, seat)
-                    counts[i] += 1
-                    done += 1
-                if deadline is not None and time.perf_counter() >= deadline:
-                    stop = last
+    @staticmethod
+    def _options(state: State, policy: Policy, memory: Memory | None, k: int) -> list[Action]:
+        """The policy's best ``k`` distinct legal options, best first."""
+        options: list[Action] = []
+        for _, a in policy.rank(state, None, memory):
+            if a not in options and state.check(a) is None:
+                options.append(a)
+                if len(options) >= k:
                     break
-            if stop or len(alive) <= 1:
+        return options
+
+    def search(self, sampler: Resampler, seat: int, options: list[Action], rng: random.Random) -> Action:
+        """ISMCTS from the root's ``options``; returns the most visited one."""
+        root = _Node(seat)
+        for a in options:
+            root.children[a] = _Node(seat)
+        budget = self.iterations if self.iterations is not None else 10**9
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        roll = self.rollout
+        c = self.exploration
+        inner = self.inner_candidates
+        limit = self.rollout_actions
+        done = 0
+        path: list[_Node] = []
+        while done < budget:
+            world = sampler.sample(rng, history=False)
+            node = root
+            path.clear()
+            cands: list[Action] = options
+            depth = 0
+            while True:
+                # choose among the children available in this world (UCB1 with availability)
+                best: _Node | None = None
+                best_a: Action | None = None
+                best_u = -math.inf
+                fresh: tuple[Action, _Node] | None = None
+                for a in cands:
+                    child = node.children.get(a)
+                    if child is None:
+                        if fresh is None and depth < MAX_DEPTH:
+                            fresh = (a, _Node(world.turn))
+                        continue
+                    child.avail += 1
+                    if child.visits == 0:
+                        u = math.inf
+                    else:
+                        u = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                    if u > best_u:
+                        best_u, best, best_a = u, child, a
+                if best is not None and best.visits == 0:
+                    pass  # an untried root option first
+                elif fresh is not None:
+                    best_a, best = fresh
+                    node.children[best_a] = best
+                    best.avail = 1
+                if best is None or best_a is None:
+                    break
+                world.apply(best_a, validate=False)
+                path.append(best)
+                node = best
+                depth += 1
+                if best.visits == 0 or world.is_over:
+                    break
+                cands = self._options(world, roll, None, inner)
+                if not cands:
+                    break
+            n = 0
+            while not world.is_over and n < limit:
+                world.apply(roll.choose(world), validate=False)
+                n += 1
+            results: dict[int, float] = {}
+            for nd in path:
+                r = results.get(nd.actor)
+                if r is None:
+                    r = results[nd.actor] = side_result(world, nd.actor)
+                nd.visits += 1
+                nd.total += r
+                nd.squares += r * r
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
                 break
-            if not last:
-                alive.sort(key=lambda i: -(totals[i] / counts[i]))
-                alive = alive[: max(1, (len(alive) + 1) // 2)]
         self.last_iterations = done
-        best = max(alive, key=lambda i: (totals[i] / max(1, counts[i]), -i))
-        return options[best]
+        return options[self._pick(root, options)]
+
+    def _pick(self, root: _Node, options: list[Action]) -> int:
+        """The most visited option, unless the evidence against Normal's first choice is weak.
+
+        Outcomes vary a lot from world to world, so an option can lead on luck; the guide's
+        first choice stands unless the leader's mean beats it by ``trust`` standard errors.
+        """
+        kids = [root.children[a] for a in options]
+        i_best = max(range(len(options)), key=lambda i: (kids[i].visits, -i))
+        if i_best == 0 or self.trust <= 0:
+            return i_best
+        a, b = kids[i_best], kids[0]
+        if b.visits < 2 or a.visits < 2:
+            return i_best
+
+        def mean_var(n: _Node) -> tuple[float, float]:
+            m = n.total / n.visits
+            var = max(0.0, n.squares / n.visits - m * m)
+            return m, var / (n.visits - 1)
+
+        ma, va = mean_var(a)
+        mb, vb = mean_var(b)
+        return i_best if ma - mb > self.trust * math.sqrt(va + vb) else 0

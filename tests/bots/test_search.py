@@ -1,0 +1,162 @@
+"""Expert's search (ISMCTS) and what Normal reads from the public history."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from canasta import PRESETS, Game, Resampler, Settings
+from canasta.actions import DRAW, Discard
+from canasta.bots import make_player
+from canasta.bots.evaluate import Memory
+from canasta.bots.policy import NORMAL, Policy
+from canasta.bots.search import ExpertPlayer
+from canasta.cards import FACE, parse_card
+from canasta.hand import Event, TableMeld
+
+SEARCH = {"iterations": 40, "time_budget": None}
+
+
+def _decisions(preset: str, count: int, seed: int) -> list:
+    """States where the seat to act has a real choice, from Normal hands."""
+    settings = Settings.preset(preset)
+    out = []
+    i = 0
+    while len(out) < count and i < 50:
+        game = Game(settings, seed=f"search:{preset}:{seed}:{i}")
+        bots = [make_player("normal", seed=i * 10 + s) for s in range(settings.players)]
+        st = game.state
+        stop = random.Random(i).randrange(4, 50)
+        n = 0
+        while not st.is_over and n < stop:
+            game.apply(bots[st.turn].choose(st.view(st.turn)))
+            n += 1
+        if not st.is_over and len(st.view(st.turn).legal) > 1:
+            out.append(st)
+        i += 1
+    return out
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_expert_choice_unchanged_when_hidden_cards_are_resampled(preset: str) -> None:
+    """The search samples its worlds from the view: the true hidden cards never enter it."""
+    checked = 0
+    for st in _decisions(preset, 3, 1):
+        seat = st.turn
+        view = st.view(seat)
+        other = Resampler(view).sample(random.Random(12345))
+        assert sorted(other.hands[seat]) == sorted(st.hands[seat])
+        if other.stock == st.stock:
+            continue
+        a = make_player("expert", seed=3, **SEARCH)
+        b = make_player("expert", seed=3, **SEARCH)
+        choice_a, choice_b = a.choose(view), b.choose(other.view(seat))
+        assert choice_a == choice_b
+        assert st.check(choice_a) is None
+        assert a.last_iterations == b.last_iterations
+        checked += 1
+    assert checked >= 2
+
+
+def test_expert_search_is_reproducible_and_counts_its_iterations() -> None:
+    st = _decisions("classic", 1, 2)[0]
+    view = st.view(st.turn)
+    bot = make_player("expert", seed=9, iterations=75, time_budget=None)
+    first = bot.choose(view)
+    searched = bot.last_iterations
+    assert bot.choose(view) == first
+    assert searched in (0, 75)  # 0: Normal offered a single option, nothing to search
+
+
+def test_expert_time_budget_ends_the_search() -> None:
+    """With only a time budget the search stops on the clock (the setting live play uses)."""
+    for st in _decisions("two-player", 4, 3):
+        bot = ExpertPlayer(seed=1, time_budget=0.05, iterations=None)
+        action = bot.choose(st.view(st.turn))
+        assert st.check(action) is None
+        if bot.last_iterations:
+            assert bot.last_iterations < 100_000
+            return
+    pytest.fail("no position needed a search")
+
+
+def test_expert_default_budget_is_a_thousand_iterations_capped_by_the_clock() -> None:
+    bot = ExpertPlayer(seed=1)
+    assert bot.iterations == 1000 and bot.time_budget is not None and bot.time_budget <= 1.0
+
+
+def _event(seat: int, action: object, ndrawn: int = 0) -> Event:
+    return Event(seat, action, (), ndrawn, (), ())  # type: ignore[arg-type]
+
+
+def test_two_player_memory_reads_a_pile_let_go() -> None:
+    """R8: a player who draws instead of taking a pile of 3+ with a pair of its top in hand is unlikely to hold that pair."""
+    k, q, five = parse_card("KH"), parse_card("QS"), parse_card("5C")
+    history = [
+        _event(0, Discard(five)),
+        _event(1, DRAW, 2),
+        _event(1, Discard(q)),
+        _event(0, DRAW, 2),
+        _event(0, Discard(k)),  # the pile now holds 3 cards, K on top
+        _event(1, DRAW, 2),  # seat 1 lets it go
+    ]
+    mem = Memory.from_history(history, 2)
+    assert mem.passed[1][FACE[k]] == 1
+    strong = mem.no_pair(1, FACE[k])
+    assert strong > 0.6
+    # seat 1 threw a queen and let a one-card pile of a five go: weaker evidence; sevens: none
+    assert 0 < mem.no_pair(1, FACE[q]) < strong
+    assert 0 < mem.no_pair(1, FACE[five]) < strong
+    assert mem.no_pair(1, FACE[parse_card("7H")]) == 0.0
+    # the case fades as seat 1 draws new cards
+    later = Memory.from_history(history + [_event(1, Discard(parse_card("9D"))), _event(0, DRAW, 2),
+                                           _event(0, Discard(parse_card("8D"))), _event(1, DRAW, 2)] * 3, 2)
+    assert later.no_pair(1, FACE[k]) < strong
+
+
+def test_r11_partner_says_yes_when_going_out_wins_the_match() -> None:
+    """R11 with the score: a partner holding many cards still answers yes when the hand wins the match."""
+    settings = Settings.preset("classic", ask_partner=True, target=5000)
+    st = Game(settings, seed=4).state
+    partner = 2
+    st.turn = partner
+    side = st.side_of[partner]
+    # a hand of meldable pairs and a penalty over 60: on the cards alone Normal plays on
+    st.hands[partner] = sorted(parse_card(c) for c in "KH KS QH QS JH JS TD TC 9D 9C AS".split())
+    st.fc[partner] = [0] * len(st.fc[partner])
+    for c in st.hands[partner]:
+        st.fc[partner][FACE[c]] += 1
+    kings = tuple(parse_card(c) for c in "KD KC KD KC 2C JK JK".split())
+    st.melds[side][FACE[kings[0]]] = TableMeld(FACE[kings[0]], kings, 4, 3)
+    st.nmelds[side], st.canastas[side] = 1, 1
+    policy = Policy(NORMAL)
+    st.scores = (0, 0)
+    assert policy.answer(st) is False
+    st.scores = (4800, 2000) if side == 0 else (2000, 4800)
+    assert policy.answer(st) is True
+
+
+def test_expert_keeps_normals_first_choice_unless_the_lead_is_clear() -> None:
+    """The most visited option wins only if its mean beats Normal's first by ``trust`` standard errors."""
+    from canasta.actions import DRAW as A0
+    from canasta.bots.search import _Node
+
+    other = Discard(parse_card("5C"))
+
+    def root(first: list[float], second: list[float]) -> _Node:
+        node = _Node(0)
+        for action, results in ((A0, first), (other, second)):
+            child = node.children[action] = _Node(0)
+            for r in results:
+                child.visits += 1
+                child.total += r
+                child.squares += r * r
+        return node
+
+    bot = ExpertPlayer(seed=1, iterations=10, time_budget=None, trust=1.0)
+    noisy = root([0.0, 300.0, -300.0], [100.0, 400.0, -200.0, 0.0])  # +100 with errors of ~200
+    assert bot._pick(noisy, [A0, other]) == 0
+    clear = root([0.0, 10.0, -10.0], [300.0, 310.0, 290.0, 300.0])
+    assert bot._pick(clear, [A0, other]) == 1
+    assert ExpertPlayer(seed=1, iterations=10, time_budget=None, trust=0.0)._pick(noisy, [A0, other]) == 1
