@@ -96,7 +96,7 @@ def test_register_buy_a_card_back_play_and_report_then_log_in_elsewhere(browser,
     back = page.locator(".card.back").first
     back.wait_for()
     assert "rgb(28, 47, 107)" in back.evaluate("e => getComputedStyle(e).backgroundImage")
-    table_id = page.evaluate("() => location.hash.replace('#table=', '')")
+    table_id = page_api(page, "GET", "/api/tables")["tables"][0]["table"]  # the match just started
     page.click("#btn-report")
     page.wait_for_selector("#overlay[data-kind=report] #report-attach:checked")
     page.select_option("#report-category", "rules")
