@@ -59,7 +59,8 @@ def quick_match(pages: list[Any], url: str, preset: str) -> str:
         if preset != "classic":
             page.click(f"#quick-preset [data-value='{preset}']")
         page.click("#btn-find-match")
-        page.wait_for_selector("#queue-waiting")
+        # the last one to queue fills the table: its page may go straight to the match
+        page.wait_for_selector("#queue-waiting, #table .seats")
     for page in pages:
         page.wait_for_selector("#table .seats", timeout=20_000)
     ids = {page.evaluate("location.hash") for page in pages}
