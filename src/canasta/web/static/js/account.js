@@ -326,7 +326,7 @@ export async function openProfile(playerId = null) {
   for (const m of p.matches) {
     const text = t(m.won ? "account.match_won" : "account.match_lost", { score: m.score, against: m.against });
     const when = new Date(m.at).toLocaleDateString(language());
-    const a = el("a", { href: `#table=${encodeURIComponent(m.table)}`, onclick: () => closeOverlay() }, text);
+    const a = el("a", { href: `#replay=${encodeURIComponent(m.table)}`, onclick: () => closeOverlay() }, text);
     list.append(el("li", { "data-table": m.table }, a, " ", el("span", { class: "muted", text: `${t(KIND_KEYS[m.kind])} · ${when}${m.rating != null ? ` · ${m.rating}` : ""}` })));
   }
   body.append(list);
