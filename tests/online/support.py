@@ -236,3 +236,12 @@ def play_hand(
         for s in everyone:
             s.at_version(version)
     raise AssertionError("the hand did not end")
+
+
+def seated(players: list[Browser], table: str) -> dict[int, Socket]:
+    """Each browser's socket at ``table``, by the seat the server gave it."""
+    out = {}
+    for b in players:
+        s = Socket(b.socket(f"/ws/tables/{table}"))
+        out[s.until(lambda m: m["type"] == "state")["table"]["seat"]] = s
+    return out

@@ -9,30 +9,22 @@ from starlette.websockets import WebSocketDisconnect
 
 from tests.online.support import (
     ONLINE_CONFIG,
-    Browser,
     Socket,
     browsers,
     online_client,
     quick_match,
+    seated,
 )
 from tests.server.support import create_table
 
 EVIL_ORIGIN = "https://evil.example"
 
 
-def _seated(players: list[Browser], table: str) -> dict[int, Socket]:
-    out = {}
-    for b in players:
-        s = Socket(b.socket(f"/ws/tables/{table}"))
-        out[s.until(lambda m: m["type"] == "state")["table"]["seat"]] = s
-    return out
-
-
 def test_an_online_table_refuses_what_its_sender_may_not_do(db_url: str) -> None:
     with online_client(db_url) as c, browsers(c, 3) as people:
         players, watcher = people[:2], people[2]
         table = quick_match(players, preset="two-player")
-        seats = _seated(players, table)
+        seats = seated(players, table)
         spectator = Socket(watcher.socket(f"/ws/tables/{table}"))
         state = spectator.until(lambda m: m["type"] == "state")
         version = state["version"]
@@ -144,7 +136,7 @@ def test_lobby_and_chat_rate_limits(db_url: str) -> None:
 
     with online_client(db_url, config) as c, browsers(c, 2) as players:
         table = quick_match(players, preset="two-player")
-        seats = _seated(players, table)
+        seats = seated(players, table)
         s = seats[0]
         for _ in range(12):
             assert s.ask(type="chat", phrase="hello")["type"] == "chat"

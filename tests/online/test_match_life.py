@@ -18,25 +18,18 @@ from tests.online.support import (
     online_of,
     play_hand,
     quick_match,
+    seated,
 )
 from tests.online.test_clock import _live, _room_match
 
 LONG = dataclasses.replace(ONLINE_CONFIG, move_seconds=600.0)
 
 
-def _seated(players: list[Browser], table: str) -> dict[int, Socket]:
-    out = {}
-    for b in players:
-        s = Socket(b.socket(f"/ws/tables/{table}"))
-        out[s.until(lambda m: m["type"] == "state")["table"]["seat"]] = s
-    return out
-
-
 def test_chat_reaches_every_socket_at_the_table(db_url: str) -> None:
     with online_client(db_url, LONG) as c, browsers(c, 5) as people:
         players, watcher = people[:4], people[4]
         table = quick_match(players)
-        seats = _seated(players, table)
+        seats = seated(players, table)
         spectator = Socket(watcher.socket(f"/ws/tables/{table}"))
         spectator.until(lambda m: m["type"] == "state")
         second_tab = Socket(players[0].socket(f"/ws/tables/{table}"))
@@ -66,7 +59,7 @@ def test_a_player_who_leaves_becomes_a_spectator_and_loses(db_url: str) -> None:
     with online_client(db_url, LONG) as c, browsers(c, 3) as people:
         players, watcher = people[:2], people[2]
         table = quick_match(players, preset="two-player")
-        seats = _seated(players, table)
+        seats = seated(players, table)
         leaver = players[0]
         seat = next(
             s
@@ -142,7 +135,7 @@ def test_offline_and_online_stats_are_apart(db_url: str) -> None:
 def test_a_rematch_with_the_same_players_in_the_same_seats(db_url: str) -> None:
     with online_client(db_url, LONG) as c, browsers(c, 2) as (a, b):
         table = _room_match([a, b], "two-player", "one_hand", bots=[])
-        seats = _seated([a, b], table)
+        seats = seated([a, b], table)
         end = play_hand(seats, [], random.Random(8))
         assert end["table"]["match"]["over"] and end["table"]["status"] == "match_over"
         names = [s["name"] for s in end["table"]["seats"]]
@@ -159,7 +152,7 @@ def test_a_rematch_with_the_same_players_in_the_same_seats(db_url: str) -> None:
         # stats: each counted the match once
         for p in (a, b):
             assert p.request("GET", "/api/stats", params={"scope": "online"}).json()["played"] == 1
-        fresh = _seated([a, b], new)
+        fresh = seated([a, b], new)
         for _seat, s in fresh.items():
             assert s.state is not None
             assert [x["name"] for x in s.state["table"]["seats"]] == names
@@ -219,7 +212,7 @@ def test_a_match_shows_the_names_its_players_had_when_it_started(db_url: str) ->
             == "Zoë"
         )
         table = quick_match([a, b], preset="two-player")
-        seats = _seated([a, b], table)
+        seats = seated([a, b], table)
         state = seats[0].state
         assert state is not None
         assert sorted(s["name"] for s in state["table"]["seats"]) == ["Player 2", "Zoë"]

@@ -8,7 +8,7 @@ import json
 import logging
 import re
 import unicodedata
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -507,20 +507,25 @@ def create_app(
 
     # ------------------------------------------------------------------ the table socket
 
-    @app.websocket("/ws/tables/{table_id}")
-    async def table_socket(websocket: WebSocket, table_id: str) -> None:
-        # Origin and Host were checked by the middleware before this handler runs.
+    async def _counted(websocket: WebSocket, serve: Coroutine[Any, Any, None]) -> None:
+        """Serve a socket within its client address's caps (sockets open, opened a minute)."""
         address = client_address(websocket.scope)
         if sockets_by_address.get(address) >= config.sockets_per_address or not socket_limiter.allow(
             address
         ):
+            serve.close()  # never started: nothing to await
             await websocket.close(code=CLOSE_TRY_AGAIN, reason="too many sockets")
             return
         sockets_by_address.add(address)
         try:
-            await _serve_socket(websocket, table_id)
+            await serve
         finally:
             sockets_by_address.remove(address)
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def table_socket(websocket: WebSocket, table_id: str) -> None:
+        # Origin and Host were checked by the middleware before this handler runs.
+        await _counted(websocket, _serve_socket(websocket, table_id))
 
     async def _serve_socket(websocket: WebSocket, table_id: str) -> None:
         await websocket.accept()
@@ -573,17 +578,7 @@ def create_app(
 
     @app.websocket("/ws/lobby")
     async def lobby_socket(websocket: WebSocket) -> None:
-        address = client_address(websocket.scope)
-        if sockets_by_address.get(address) >= config.sockets_per_address or not socket_limiter.allow(
-            address
-        ):
-            await websocket.close(code=CLOSE_TRY_AGAIN, reason="too many sockets")
-            return
-        sockets_by_address.add(address)
-        try:
-            await _serve_lobby(websocket)
-        finally:
-            sockets_by_address.remove(address)
+        await _counted(websocket, _serve_lobby(websocket))
 
     async def _serve_lobby(websocket: WebSocket) -> None:
         await websocket.accept()

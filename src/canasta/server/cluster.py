@@ -48,6 +48,15 @@ return 0
 """
 
 
+async def stop_tasks(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel background tasks and wait until they have ended."""
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+
+
 class LocalCluster:
     """One process: it owns every table (the database's node lock keeps others out)."""
 
@@ -110,11 +119,7 @@ class RedisCluster:
         ]
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await stop_tasks(self._tasks)
         for resource in list(self._leases):
             with contextlib.suppress(Exception):
                 await self.release(resource)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket
 
-from .cluster import RedisCluster, RemoteConn
+from .cluster import RedisCluster, RemoteConn, stop_tasks
 from .config import ServerConfig
 from .conn import CLOSE_POLICY, CLOSE_RELOAD, CLOSE_TRY_AGAIN, Conn
 from .protocol import error_message
@@ -61,11 +61,7 @@ class Forwarding:
         ]
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await stop_tasks(self._tasks)
         for conn in list(self.local.values()):
             conn.drop(CLOSE_RELOAD, "the server is restarting: reconnect")
 
