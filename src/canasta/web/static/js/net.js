@@ -4,7 +4,8 @@ export async function api(method, path, body) {
   const res = await fetch(path, {
     method,
     headers: body ? { "Content-Type": "application/json" } : {},
-    body: body ? JSON.stringify(body) : undefined,
+    // a string is sent as it is (an exported record read from a file), anything else as JSON
+    body: body ? (typeof body === "string" ? body : JSON.stringify(body)) : undefined,
   });
   let data = null;
   try { data = await res.json(); } catch { data = null; }

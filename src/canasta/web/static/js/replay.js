@@ -70,17 +70,7 @@ async function load(hand, index) {
   focusCurrent();
 }
 
-async function postRecord(path, text) {
-  const res = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: text });
-  let data = null;
-  try { data = await res.json(); } catch { data = null; }
-  if (!res.ok) {
-    const err = new Error((data && data.error && data.error.message) || res.statusText);
-    err.code = (data && data.error && data.error.code) || `http_${res.status}`;
-    throw err;
-  }
-  return data;
-}
+function postRecord(path, text) { return api("POST", path, text); }
 
 /** Replay a record file the player chose or dropped (checked by the server's core). */
 export async function importFile(ctl, file) {
