@@ -5,6 +5,7 @@ import { S } from "./store.js";
 import { t, language } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
+import { h } from "./dom.js";
 
 const COSMETICS_KEY = "canasta.cosmetics";
 let ctl = null;
@@ -12,19 +13,6 @@ let info = null;            // GET /api/account: {account, recovery}
 let note = null;            // {text, bad} shown at the top of the account panel
 let formView = "main";      // which part of the panel is open
 
-/** A small element builder: el("p", {class: "muted"}, "text", child…). Text is never HTML. */
-export function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v == null || v === false) continue;
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of children) if (c != null) e.append(c);
-  return e;
-}
 
 // What was typed in the panel's email and text fields: a redraw (an error shown) keeps it.
 const kept = {};
@@ -36,8 +24,8 @@ function keepTyped() {
 /** A labelled input: {wrap, input}. */
 export function field(id, label, type = "text", extra = {}) {
   const value = extra.value ?? (type === "password" ? undefined : kept[id]);
-  const input = el("input", { id, name: id, type, ...extra, value });
-  const wrap = el("label", { class: "field acc-field", for: id }, el("span", { class: "field-label", text: label }), input);
+  const input = h("input", { id, name: id, type, ...extra, value });
+  const wrap = h("label", { class: "field acc-field", for: id }, h("span", { class: "field-label", text: label }), input);
   return { wrap, input };
 }
 
@@ -122,10 +110,10 @@ async function attempt(fn, okText) {
 }
 
 function form(id, fields, submitLabel, onSubmit, cls = "primary") {
-  const f = el("form", { class: "acc-form", id, novalidate: true });
+  const f = h("form", { class: "acc-form", id, novalidate: true });
   for (const x of fields) f.append(x.wrap);
-  const submit = el("button", { type: "submit", class: `btn ${cls}`, text: submitLabel });
-  f.append(el("div", { class: "dialog-buttons" }, submit));
+  const submit = h("button", { type: "submit", class: `btn ${cls}`, text: submitLabel });
+  f.append(h("div", { class: "dialog-buttons" }, submit));
   f.addEventListener("submit", (e) => { e.preventDefault(); onSubmit(); });
   return f;
 }
@@ -135,14 +123,14 @@ function drawAccount() {
   keepTyped();
   const body = dialog("account", t("account.title"));
   body.classList.add("account-panel");
-  if (!info) { body.append(el("p", { class: "muted", text: t("common.loading") })); return; }
+  if (!info) { body.append(h("p", { class: "muted", text: t("common.loading") })); return; }
   const acc = info.account;
-  if (note) body.append(el("p", { class: note.bad ? "warn acc-note" : "good acc-note", role: "status", text: note.text }));
-  const head = el("div", { class: "acc-head" },
-    el("div", {}, el("strong", { class: "acc-name", text: acc.name }), el("div", { class: "muted acc-kind", text: acc.kind === "registered" ? acc.email : t("account.guest") })),
-    el("div", { class: "acc-coins", id: "acc-coins", "aria-label": t("shop.coins_label", { n: acc.coins }) }, el("span", { "aria-hidden": "true", text: "◉ " }), String(acc.coins)));
+  if (note) body.append(h("p", { class: note.bad ? "warn acc-note" : "good acc-note", role: "status", text: note.text }));
+  const head = h("div", { class: "acc-head" },
+    h("div", {}, h("strong", { class: "acc-name", text: acc.name }), h("div", { class: "muted acc-kind", text: acc.kind === "registered" ? acc.email : t("account.guest") })),
+    h("div", { class: "acc-coins", id: "acc-coins", "aria-label": t("shop.coins_label", { n: acc.coins }) }, h("span", { "aria-hidden": "true", text: "◉ " }), String(acc.coins)));
   body.append(head);
-  const links = el("div", { class: "dialog-buttons acc-links" });
+  const links = h("div", { class: "dialog-buttons acc-links" });
   const link = (id, label, fn) => { const b = button(label, fn, "ghost"); b.id = id; links.append(b); };
   link("btn-profile", t("account.profile"), () => openProfile());
   link("btn-leaderboard", t("account.leaderboard"), () => openLeaderboard());
@@ -154,17 +142,17 @@ function drawAccount() {
 
 function drawGuest(body) {
   if (formView === "forgot") { drawForgot(body); return; }
-  body.append(el("p", { class: "muted", text: t("account.guest_text") }));
+  body.append(h("p", { class: "muted", text: t("account.guest_text") }));
   const email = field("reg-email", t("account.email"), "email", { autocomplete: "email", required: true });
   const pass = field("reg-password", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8, required: true });
-  body.append(el("h3", { text: t("account.register") }));
+  body.append(h("h3", { text: t("account.register") }));
   body.append(form("form-register", [email, pass], t("account.register"), () => attempt(async () => {
     await api("POST", "/api/account/register", { email: email.input.value, password: pass.input.value });
     await refreshAccount();
   }, t("account.registered"))));
   const lemail = field("login-email", t("account.email"), "email", { autocomplete: "username", required: true });
   const lpass = field("login-password", t("account.password"), "password", { autocomplete: "current-password", required: true });
-  body.append(el("h3", { text: t("account.login") }));
+  body.append(h("h3", { text: t("account.login") }));
   body.append(form("form-login", [lemail, lpass], t("account.login"), () => attempt(async () => {
     await api("POST", "/api/account/login", { email: lemail.input.value, password: lpass.input.value });
     await refreshAccount();
@@ -172,25 +160,25 @@ function drawGuest(body) {
   }, t("account.logged_in"))));
   const forgot = button(t("account.forgot"), () => { formView = "forgot"; note = null; drawAccount(); }, "ghost small");
   forgot.id = "btn-forgot";
-  body.append(el("div", { class: "dialog-buttons" }, forgot));
+  body.append(h("div", { class: "dialog-buttons" }, forgot));
 }
 
 function drawForgot(body) {
-  body.append(el("h3", { text: t("account.forgot") }));
+  body.append(h("h3", { text: t("account.forgot") }));
   if (!info.recovery) {
-    body.append(el("p", { class: "warn", id: "recovery-unavailable", text: t("account.recovery_unavailable") }));
+    body.append(h("p", { class: "warn", id: "recovery-unavailable", text: t("account.recovery_unavailable") }));
   } else {
     const email = field("forgot-email", t("account.email"), "email", { autocomplete: "email", required: true });
-    body.append(el("p", { class: "muted", text: t("account.forgot_text") }));
+    body.append(h("p", { class: "muted", text: t("account.forgot_text") }));
     body.append(form("form-forgot", [email], t("account.send_link"), () => attempt(async () => {
       await api("POST", "/api/account/forgot", { email: email.input.value, lang: language() });
     }, t("account.link_sent"))));
   }
-  body.append(el("div", { class: "dialog-buttons" }, button(t("common.back"), () => { formView = "main"; note = null; drawAccount(); }, "ghost small")));
+  body.append(h("div", { class: "dialog-buttons" }, button(t("common.back"), () => { formView = "main"; note = null; drawAccount(); }, "ghost small")));
 }
 
 function drawRegistered(body, acc) {
-  const row = el("div", { class: "dialog-buttons" });
+  const row = h("div", { class: "dialog-buttons" });
   const out = button(t("account.logout"), () => attempt(async () => {
     await api("POST", "/api/account/logout", {});
     await newGuest();
@@ -207,7 +195,7 @@ function drawRegistered(body, acc) {
   body.append(row);
 
   const details = (id, title, content) => {
-    const d = el("details", { class: "acc-details", id }, el("summary", { text: title }), content);
+    const d = h("details", { class: "acc-details", id }, h("summary", { text: title }), content);
     if (formView === id) d.open = true;
     d.addEventListener("toggle", () => { if (d.open) formView = id; });
     body.append(d);
@@ -224,7 +212,7 @@ function drawRegistered(body, acc) {
     await refreshAccount();
   }, t("account.email_changed"))));
   const dpw = field("delete-password", t("account.password"), "password", { autocomplete: "current-password" });
-  const del = el("div", {}, el("p", { class: "warn", text: t("account.delete_text") }),
+  const del = h("div", {}, h("p", { class: "warn", text: t("account.delete_text") }),
     form("form-delete", [dpw], t("account.delete_confirm"), () => attempt(async () => {
       await api("DELETE", "/api/account", { confirm: true, password: dpw.input.value });
       await newGuest();
@@ -239,7 +227,7 @@ function openReset(token) {
   document.body.dataset.overlay = "reset";
   const draw = (msg, bad) => {
     const body = dialog("reset", t("account.reset_title"));
-    if (msg) body.append(el("p", { class: bad ? "warn" : "good", role: "status", text: msg }));
+    if (msg) body.append(h("p", { class: bad ? "warn" : "good", role: "status", text: msg }));
     if (msg && !bad) return;
     const pass = field("reset-password", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8, "data-autofocus": true });
     body.append(form("form-reset", [pass], t("account.reset_save"), async () => {
@@ -295,39 +283,39 @@ const KIND_KEYS = { classic: "account.kind_classic", "two-player": "account.kind
 export async function openProfile(playerId = null) {
   document.body.dataset.overlay = "profile";
   let body = dialog("profile", t("account.profile"));
-  body.append(el("p", { class: "muted", text: t("common.loading") }));
+  body.append(h("p", { class: "muted", text: t("common.loading") }));
   let p;
   try { p = await api("GET", playerId ? `/api/players/${encodeURIComponent(playerId)}` : "/api/profile"); }
-  catch (e) { body = dialog("profile", t("account.profile")); body.append(el("p", { class: "warn", text: errorMessage(e) })); return; }
+  catch (e) { body = dialog("profile", t("account.profile")); body.append(h("p", { class: "warn", text: errorMessage(e) })); return; }
   if (document.body.dataset.overlay !== "profile") return;
   body = dialog("profile", t("account.profile"));
-  body.append(el("h3", { class: "profile-name", id: "profile-name", text: p.name }));
-  const grid = el("div", { class: "profile-ratings" });
+  body.append(h("h3", { class: "profile-name", id: "profile-name", text: p.name }));
+  const grid = h("div", { class: "profile-ratings" });
   for (const kind of ["classic", "two-player"]) {
     const r = p.ratings[kind];
-    grid.append(el("section", { class: "profile-rating", "data-kind": kind },
-      el("h4", { text: t(KIND_KEYS[kind]) }),
-      el("p", {}, el("strong", { class: "rating-value", text: String(r.rating) }), " ", el("span", { class: "muted", text: t("account.rated_matches", { n: r.played }) })),
+    grid.append(h("section", { class: "profile-rating", "data-kind": kind },
+      h("h4", { text: t(KIND_KEYS[kind]) }),
+      h("p", {}, h("strong", { class: "rating-value", text: String(r.rating) }), " ", h("span", { class: "muted", text: t("account.rated_matches", { n: r.played }) })),
       ratingChart(r.history)));
   }
   body.append(grid);
   for (const scope of ["online", "offline"]) {
     const s = p.stats[scope];
-    body.append(el("h4", { text: t(`stats.${scope}`) }));
-    const dl = el("dl", { class: "stats", "data-scope": scope });
+    body.append(h("h4", { text: t(`stats.${scope}`) }));
+    const dl = h("dl", { class: "stats", "data-scope": scope });
     for (const key of ["played", "won", "best_hand", "canastas", "streak", "best_streak"]) {
-      dl.append(el("div", { class: "stat", "data-stat": key }, el("dt", { text: t(`stats.${key}`) }), el("dd", { text: String(s[key] ?? 0) })));
+      dl.append(h("div", { class: "stat", "data-stat": key }, h("dt", { text: t(`stats.${key}`) }), h("dd", { text: String(s[key] ?? 0) })));
     }
     body.append(dl);
   }
-  body.append(el("h4", { text: t("account.recent") }));
-  if (!p.matches.length) body.append(el("p", { class: "muted", text: t("account.no_matches") }));
-  const list = el("ul", { class: "recent-matches" });
+  body.append(h("h4", { text: t("account.recent") }));
+  if (!p.matches.length) body.append(h("p", { class: "muted", text: t("account.no_matches") }));
+  const list = h("ul", { class: "recent-matches" });
   for (const m of p.matches) {
     const text = t(m.won ? "account.match_won" : "account.match_lost", { score: m.score, against: m.against });
     const when = new Date(m.at).toLocaleDateString(language());
-    const a = el("a", { href: `#replay=${encodeURIComponent(m.table)}`, onclick: () => closeOverlay() }, text);
-    list.append(el("li", { "data-table": m.table }, a, " ", el("span", { class: "muted", text: `${t(KIND_KEYS[m.kind])} · ${when}${m.rating != null ? ` · ${m.rating}` : ""}` })));
+    const a = h("a", { href: `#replay=${encodeURIComponent(m.table)}`, onclick: () => closeOverlay() }, text);
+    list.append(h("li", { "data-table": m.table }, a, " ", h("span", { class: "muted", text: `${t(KIND_KEYS[m.kind])} · ${when}${m.rating != null ? ` · ${m.rating}` : ""}` })));
   }
   body.append(list);
 }
@@ -336,7 +324,7 @@ export async function openLeaderboard(kind = "classic") {
   document.body.dataset.overlay = "leaderboard";
   let body = dialog("leaderboard", t("account.leaderboard"));
   const tabs = () => {
-    const row = el("div", { class: "dialog-buttons lb-tabs", role: "group", "aria-label": t("account.leaderboard") });
+    const row = h("div", { class: "dialog-buttons lb-tabs", role: "group", "aria-label": t("account.leaderboard") });
     for (const k of ["classic", "two-player"]) {
       const b = button(t(KIND_KEYS[k]), () => openLeaderboard(k), k === kind ? "primary small" : "ghost small");
       b.setAttribute("aria-pressed", String(k === kind));
@@ -344,25 +332,25 @@ export async function openLeaderboard(kind = "classic") {
     }
     return row;
   };
-  body.append(tabs(), el("p", { class: "muted", text: t("common.loading") }));
+  body.append(tabs(), h("p", { class: "muted", text: t("common.loading") }));
   let data;
   try { data = await api("GET", `/api/leaderboard?kind=${encodeURIComponent(kind)}`); }
-  catch (e) { body.append(el("p", { class: "warn", text: errorMessage(e) })); return; }
+  catch (e) { body.append(h("p", { class: "warn", text: errorMessage(e) })); return; }
   if (document.body.dataset.overlay !== "leaderboard") return;
   body = dialog("leaderboard", t("account.leaderboard"));
   body.append(tabs());
-  if (!data.top.length) body.append(el("p", { class: "muted", text: t("account.board_empty") }));
+  if (!data.top.length) body.append(h("p", { class: "muted", text: t("account.board_empty") }));
   else {
-    const table = el("table", { class: "leaderboard" },
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "#" }), el("th", { scope: "col", text: t("account.player") }),
-        el("th", { scope: "col", text: t("account.rating") }), el("th", { scope: "col", text: t("stats.played") }))));
-    const tb = el("tbody");
+    const table = h("table", { class: "leaderboard" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "#" }), h("th", { scope: "col", text: t("account.player") }),
+        h("th", { scope: "col", text: t("account.rating") }), h("th", { scope: "col", text: t("stats.played") }))));
+    const tb = h("tbody");
     for (const r of data.top) {
-      const name = el("button", { type: "button", class: "linkish", onclick: () => openProfile(r.id) }, r.name);
-      tb.append(el("tr", { class: r.you ? "you" : null }, el("td", { text: String(r.place) }), el("td", {}, name), el("td", { text: String(r.rating) }), el("td", { text: String(r.played) })));
+      const name = h("button", { type: "button", class: "linkish", onclick: () => openProfile(r.id) }, r.name);
+      tb.append(h("tr", { class: r.you ? "you" : null }, h("td", { text: String(r.place) }), h("td", {}, name), h("td", { text: String(r.rating) }), h("td", { text: String(r.played) })));
     }
     table.append(tb);
     body.append(table);
   }
-  body.append(el("p", { class: "lb-you", id: "lb-you", text: data.you ? t("account.your_place", { place: data.you.place, rating: data.you.rating }) : t("account.unrated") }));
+  body.append(h("p", { class: "lb-you", id: "lb-you", text: data.you ? t("account.your_place", { place: data.you.place, rating: data.you.rating }) : t("account.unrated") }));
 }

@@ -5,13 +5,8 @@ import { S, savePrefs } from "./store.js";
 import { t } from "./i18n.js";
 import { api, Socket } from "./net.js";
 import { button, dialog, closeOverlay } from "./overlays.js";
+import { h } from "./dom.js";
 
-const h = (tag, cls, text) => {
-  const el = document.createElement(tag);
-  if (cls) el.className = cls;
-  if (text != null) el.textContent = text;
-  return el;
-};
 
 export const CHAT_PHRASES = ["hello", "good_luck", "nice_canasta", "thanks", "oops", "well_played", "hurry", "gg"];
 const QUICK = [["classic", "online.classic"], ["two-player", "online.two_player"]];

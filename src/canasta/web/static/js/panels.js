@@ -5,13 +5,8 @@ import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { cardEl } from "./cards.js";
 import { recentMatches } from "./replay.js";
+import { h } from "./dom.js";
 
-const h = (tag, cls, text) => {
-  const el = document.createElement(tag);
-  if (cls) el.className = cls;
-  if (text != null) el.textContent = text;
-  return el;
-};
 
 export const MODES = {
   computer4: { mode: "computer", players: 4, presets: ["classic", "bicycle"] },

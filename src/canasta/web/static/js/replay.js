@@ -7,13 +7,8 @@ import { api } from "./net.js";
 import { cardEl, backEl, cardName } from "./cards.js";
 import { meldChip } from "./table.js";
 import { closeOverlay } from "./overlays.js";
+import { h } from "./dom.js";
 
-const h = (tag, cls, text) => {
-  const el = document.createElement(tag);
-  if (cls) el.className = cls;
-  if (text != null) el.textContent = text;
-  return el;
-};
 
 /** What the page shows: where the replay comes from, the hand loaded and the step shown. */
 const R = {

@@ -4,7 +4,8 @@ import { S } from "./store.js";
 import { t, language } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, button } from "./overlays.js";
-import { el, field, errorMessage } from "./account.js";
+import { field, errorMessage } from "./account.js";
+import { h } from "./dom.js";
 
 const CATEGORIES = ["bug", "rules", "player", "connection", "other"];
 
@@ -19,25 +20,25 @@ export function openReport({ fromTable } = {}) {
 function draw(tableId, done) {
   const body = dialog("report", t("report.title"));
   if (done) {
-    body.append(el("p", { class: "good", role: "status", id: "report-done", text: done }));
-    body.append(el("div", { class: "dialog-buttons" }, button(t("common.close"), () => document.querySelector("#overlay .close").click(), "primary")));
+    body.append(h("p", { class: "good", role: "status", id: "report-done", text: done }));
+    body.append(h("div", { class: "dialog-buttons" }, button(t("common.close"), () => document.querySelector("#overlay .close").click(), "primary")));
     return;
   }
-  const select = el("select", { id: "report-category", name: "category" });
-  for (const c of CATEGORIES) select.append(el("option", { value: c, text: t(`report.categories.${c}`) }));
-  const cat = el("label", { class: "field", for: "report-category" }, el("span", { class: "field-label", text: t("report.category") }), select);
-  const text = el("textarea", { id: "report-text", name: "description", rows: 5, maxlength: 2000, required: true });
-  const desc = el("label", { class: "field", for: "report-text" }, el("span", { class: "field-label", text: t("report.description") }), text);
-  const f = el("form", { id: "form-report", class: "acc-form", novalidate: true }, cat, desc);
+  const select = h("select", { id: "report-category", name: "category" });
+  for (const c of CATEGORIES) select.append(h("option", { value: c, text: t(`report.categories.${c}`) }));
+  const cat = h("label", { class: "field", for: "report-category" }, h("span", { class: "field-label", text: t("report.category") }), select);
+  const text = h("textarea", { id: "report-text", name: "description", rows: 5, maxlength: 2000, required: true });
+  const desc = h("label", { class: "field", for: "report-text" }, h("span", { class: "field-label", text: t("report.description") }), text);
+  const f = h("form", { id: "form-report", class: "acc-form", novalidate: true }, cat, desc);
   let attach = null;
   if (tableId) {
     attach = field("report-attach", t("report.attach"), "checkbox", { checked: true });
     attach.wrap.classList.add("check");
     f.append(attach.wrap);
   }
-  const error = el("p", { class: "warn", role: "status", id: "report-error" });
-  const submit = el("button", { type: "submit", class: "btn primary", text: t("report.send") });
-  f.append(error, el("div", { class: "dialog-buttons" }, submit));
+  const error = h("p", { class: "warn", role: "status", id: "report-error" });
+  const submit = h("button", { type: "submit", class: "btn primary", text: t("report.send") });
+  f.append(error, h("div", { class: "dialog-buttons" }, submit));
   f.addEventListener("submit", async (e) => {
     e.preventDefault();
     const payload = { category: select.value, description: text.value, client: { lang: language(), screen: S.screen } };

@@ -3,7 +3,8 @@
 import { t } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, button } from "./overlays.js";
-import { el, errorMessage, applyCosmetics, refreshAccount } from "./account.js";
+import { errorMessage, applyCosmetics, refreshAccount } from "./account.js";
+import { h } from "./dom.js";
 
 let data = null;
 let note = null;
@@ -29,35 +30,35 @@ async function act(fn, okText) {
 }
 
 function preview(item) {
-  if (item.kind === "back") return el("span", { class: "card back swatch", "data-back": item.name, "aria-hidden": "true" });
-  return el("span", { class: "theme-swatch", "data-theme": item.name, "aria-hidden": "true" });
+  if (item.kind === "back") return h("span", { class: "card back swatch", "data-back": item.name, "aria-hidden": "true" });
+  return h("span", { class: "theme-swatch", "data-theme": item.name, "aria-hidden": "true" });
 }
 
 function draw() {
   if (document.body.dataset.overlay !== "shop") return;
   const body = dialog("shop", t("shop.title"));
   body.classList.add("shop-panel");
-  if (note) body.append(el("p", { class: note.bad ? "warn" : "good", role: "status", id: "shop-note", text: note.text }));
-  if (!data) { body.append(el("p", { class: "muted", text: t("common.loading") })); return; }
+  if (note) body.append(h("p", { class: note.bad ? "warn" : "good", role: "status", id: "shop-note", text: note.text }));
+  if (!data) { body.append(h("p", { class: "muted", text: t("common.loading") })); return; }
   const w = data.wallet;
-  body.append(el("p", { class: "muted", text: t("shop.rules") }));
-  const coins = el("p", { class: "shop-coins" }, el("span", { "aria-hidden": "true", text: "◉ " }),
-    el("strong", { id: "shop-coins", text: String(w.coins) }), ` ${t("shop.coins")}`);
+  body.append(h("p", { class: "muted", text: t("shop.rules") }));
+  const coins = h("p", { class: "shop-coins" }, h("span", { "aria-hidden": "true", text: "◉ " }),
+    h("strong", { id: "shop-coins", text: String(w.coins) }), ` ${t("shop.coins")}`);
   const check = button(w.checked_in ? t("shop.checked_in") : t("shop.checkin", { n: w.next_award }), () =>
     act(() => api("POST", "/api/shop/checkin", {}), (r) => t("shop.checkin_done", { n: r.award, streak: r.streak })), "primary");
   check.id = "btn-checkin";
   check.disabled = w.checked_in;
-  body.append(el("div", { class: "shop-top" }, coins, check));
-  if (w.streak) body.append(el("p", { class: "muted", text: t("shop.streak", { n: w.streak }) }));
+  body.append(h("div", { class: "shop-top" }, coins, check));
+  if (w.streak) body.append(h("p", { class: "muted", text: t("shop.streak", { n: w.streak }) }));
   for (const kind of ["back", "theme"]) {
-    body.append(el("h3", { text: t(`shop.${kind}s`) }));
-    const grid = el("ul", { class: "shop-items" });
+    body.append(h("h3", { text: t(`shop.${kind}s`) }));
+    const grid = h("ul", { class: "shop-items" });
     for (const item of data.items.filter((i) => i.kind === kind)) {
       const owned = w.owned.includes(item.id);
       const equipped = w.equipped[kind] === item.name;
       const label = t(`shop.items.${item.name}`);
       let control;
-      if (equipped) control = el("span", { class: "equipped", text: t("shop.equipped") });
+      if (equipped) control = h("span", { class: "equipped", text: t("shop.equipped") });
       else if (owned) control = button(t("shop.equip"), () => act(async () => {
         const r = await api("POST", "/api/shop/equip", { item: item.id });
         applyCosmetics(r.equipped);
@@ -68,8 +69,8 @@ function draw() {
         control.disabled = w.coins < item.price;
       }
       if (control.tagName === "BUTTON") control.setAttribute("aria-label", `${control.textContent}: ${label}`);
-      grid.append(el("li", { class: "shop-item" + (equipped ? " is-equipped" : ""), "data-item": item.id },
-        preview(item), el("span", { class: "shop-name", text: label }), control));
+      grid.append(h("li", { class: "shop-item" + (equipped ? " is-equipped" : ""), "data-item": item.id },
+        preview(item), h("span", { class: "shop-name", text: label }), control));
     }
     body.append(grid);
   }

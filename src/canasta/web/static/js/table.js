@@ -4,14 +4,8 @@ import { S } from "./store.js";
 import { t } from "./i18n.js";
 import { isOnline, onlineName, seatMarks, countdown, autoBanner, watchLine } from "./online.js";
 import { cardEl, backEl, sortCards, rankOf, rankLabel, MELD_RANKS, isWildFace, cardName, cardShort, cardLabel, cardList } from "./cards.js";
+import { h, $ } from "./dom.js";
 
-const $ = (sel, root = document) => root.querySelector(sel);
-const h = (tag, cls, text) => {
-  const el = document.createElement(tag);
-  if (cls) el.className = cls;
-  if (text != null) el.textContent = text;
-  return el;
-};
 
 // ---- who is who -------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ import { t, raw } from "./i18n.js";
 import { cardEl, rankLabel, cardName, cardShort } from "./cards.js";
 import { meldChip, rankFromKey } from "./table.js";
 import { announce, focusFirst } from "./focus.js";
+import { h } from "./dom.js";
 
 const STEPS = [
   { // opening with two melds
@@ -79,12 +80,6 @@ function reset(i) {
   staged = [];
 }
 
-const h = (tag, cls, text) => {
-  const el = document.createElement(tag);
-  if (cls) el.className = cls;
-  if (text != null) el.textContent = text;
-  return el;
-};
 
 export function renderTutorial(root, ctl) {
   root.innerHTML = "";

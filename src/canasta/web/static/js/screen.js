@@ -1,0 +1,155 @@
+// What is on the screen: which page shows, drawing it again, the table's own dialogs, toasts,
+// and where focus goes once the player's own action comes back. The controller (app.js) is
+// bound once at start-up; the renderers receive it and its actions.
+import { S } from "./store.js";
+import { t, translateDom } from "./i18n.js";
+import { renderTable, mySeat } from "./table.js";
+import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
+import { renderTutorial } from "./tutorial.js";
+import { renderReplay } from "./replay.js";
+import { handOverlay, handoffOverlay, closeOverlay, overlayKind, takeReturnFocus } from "./overlays.js";
+import { focusKey, focusFirst } from "./focus.js";
+import { renderOnline, chatOverlay, leaveOverlay } from "./online.js";
+import { h, $ } from "./dom.js";
+
+let ctl = null;
+
+/** Bind the controller the pages and dialogs are drawn with (once, at start-up). */
+export function bindScreen(controller) { ctl = controller; }
+
+/** Open one of the dialogs ("settings", "help", "stats", "chat", …) over the page. */
+export function openOverlay(kind) { document.body.dataset.overlay = kind; redraw(); }
+
+/** The table's own dialogs for the current state: end of hand or match, the handoff. */
+export function tableOverlays() {
+  const v = S.view;
+  if (!v || !S.table) return;
+  if (S.table.handoff != null) closeOverlay("hand");
+  if (S.table.handoff != null) openOverlay("handoff");
+  else if (v.phase === "over" || (S.table.match && S.table.match.over)) {
+    if (overlayKind() !== "settings" && !S.peek) openOverlay(S.table.match && S.table.match.over ? "match" : "hand");
+  } else if (["hand", "match", "handoff"].includes(overlayKind())) closeOverlay();
+}
+
+export function show(screen) {
+  const back = screen === "table" && S.screen !== "table";
+  S.screen = screen;
+  for (const id of ["start", "table", "rules", "tutorial", "online", "replay"]) $(`#${id}`).hidden = id !== screen;
+  document.body.dataset.screen = screen;
+  if (back) tableOverlays();
+  redraw();
+  // A new screen: focus its heading unless something on it already took focus.
+  if (!overlayKind() && (document.activeElement === document.body || !document.activeElement)) {
+    const head = document.querySelector(`#${screen} h1`);
+    if (head && !pendingFocus) { head.tabIndex = -1; head.focus({ preventScroll: true }); }
+  }
+}
+
+// ---- focus after the player's own action ---------------------------------------------------
+
+// Where focus should go once the table shows the result of the player's own action
+// ("hand": the first card; "fresh": the card just drawn; "next": the next free card).
+let pendingFocus = null;
+let lastStaged = [];  // hand indexes of the group staged last: focus moves on past them
+
+/** Ask for focus to move to ``want`` once a state newer than version ``after`` is drawn
+ * (``"now"``: at the next redraw). */
+export function focusAfterAction(want, after = S.msg ? S.msg.version : -1) { pendingFocus = { want, after }; }
+
+/** The action was refused, or overtaken: focus stays where it is. */
+export function dropFocusRequest() { pendingFocus = null; }
+
+/** The group just staged: focus moves on to the first free card after it. */
+export function noteStaged(idx) { lastStaged = idx; focusAfterAction("next", "now"); }
+
+function handTarget(want) {
+  const free = [...document.querySelectorAll("#hand .card:not(.planned)")];
+  if (want === "fresh") return document.querySelector("#hand .card.fresh") || free[0] || document.querySelector("#hand");
+  if (want === "next" && lastStaged.length) {
+    // the first free card after the last of the staged cards, in the order the hand is shown
+    const all = [...document.querySelectorAll("#hand .card")];
+    const at = Math.max(...all.map((el, k) => (lastStaged.includes(Number(el.dataset.i)) ? k : -1)));
+    const after = all.slice(at + 1).find((el) => !el.classList.contains("planned"));
+    return after || free[0] || document.querySelector("#btn-meld:not([disabled])") || document.querySelector("#hand");
+  }
+  return free[0] || document.querySelector("#hand");
+}
+
+// ---- drawing -------------------------------------------------------------------------------
+
+export function redraw() {
+  const key = focusKey();
+  redrawInner();
+  if (overlayKind()) return;  // an open dialog keeps its own focus
+  const back = takeReturnFocus();
+  if (pendingFocus && (pendingFocus.after === "now" || (S.msg && S.msg.version > pendingFocus.after))) {
+    const want = pendingFocus.want;
+    pendingFocus = null;
+    if (S.screen === "table" && focusFirst(handTarget(want))) return;
+  }
+  if (back && focusFirst(back)) return;
+  if (back !== null && S.screen === "table" && focusFirst(handTarget("hand"))) return;
+  if (key) focusFirst(key);
+}
+
+function redrawInner() {
+  document.body.classList.toggle("four-colour-all", !!S.prefs.fourColour);
+  translateDom();
+  document.title = t("app.title");
+  renderScorebar();
+  if (S.screen === "start") renderStart($("#start"), ctl);
+  else if (S.screen === "table") renderTable($("#table"), ctl.actions);
+  else if (S.screen === "rules") renderRules($("#rules"), ctl);
+  else if (S.screen === "tutorial") renderTutorial($("#tutorial"), ctl);
+  else if (S.screen === "online") renderOnline($("#online"), ctl);
+  else if (S.screen === "replay") renderReplay($("#replay"), ctl);
+  const peekBtn = $("#btn-peek-back");
+  if (peekBtn) peekBtn.remove();
+  if (S.peek && S.screen === "table" && S.view && (S.view.phase === "over" || (S.table && S.table.match && S.table.match.over)) && !overlayKind()) {
+    // Looking at the final table: a button brings the scores back.
+    const b = h("button", { type: "button", id: "btn-peek-back", class: "btn primary peek-back" }, t("result.back_to_scores"));
+    b.addEventListener("click", () => { S.peek = false; redraw(); });
+    document.body.append(b);
+  } else if (!overlayKind() && S.screen === "table" && S.view && S.table) {
+    // The end-of-hand and handoff screens come back after a panel opened over them closes.
+    if (S.table.handoff != null) document.body.dataset.overlay = "handoff";
+    else if (S.table.match && S.table.match.over) document.body.dataset.overlay = "match";
+    else if (S.view.phase === "over") document.body.dataset.overlay = "hand";
+  }
+  const kind = overlayKind();
+  if (kind === "settings") renderSettingsPanel(ctl);
+  else if (kind === "hand" || kind === "match") handOverlay(ctl);
+  else if (kind === "handoff") handoffOverlay(ctl);
+  else if (kind === "help") openHelp(ctl);
+  else if (kind === "stats") openStats(ctl, false);
+  else if (kind === "chat") chatOverlay(ctl);
+  else if (kind === "leave") leaveOverlay(ctl);
+}
+
+function renderScorebar() {
+  const bar = $("#scorebar");
+  bar.innerHTML = "";
+  if (S.screen !== "table" || !S.view || !S.table) return;
+  const v = S.view;
+  const m = S.table.match || {};
+  const scores = m.scores || v.scores;
+  const teams = [...new Set(v.teams)];
+  const myTeam = v.teams[mySeat()];
+  for (const team of teams) {
+    bar.append(h("span", "score" + (team === myTeam ? " own" : ""),
+      h("span", "who", ctl.teamName(team)), " ", h("b", null, String(scores[team]))));
+  }
+  const target = m.target || v.settings.target;
+  bar.append(h("span", "meta", t("score.hand_target", {
+    n: m.hand_number || v.hand_number,
+    target: target === "one_hand" ? t("settings.target_one_hand") : target,
+  })));
+}
+
+export function toast(text, kind = "") {
+  const el = $("#toast");
+  el.textContent = text;
+  el.className = "toast show " + kind;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { el.className = "toast"; }, 3200);
+}

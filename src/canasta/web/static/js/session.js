@@ -1,0 +1,237 @@
+// The table socket: connecting, requests and the replies that answer them (matched by the
+// request id the server echoes), and each new state as it arrives.
+import { S, rememberTable } from "./store.js";
+import { t } from "./i18n.js";
+import { TableSocket } from "./net.js";
+import { play } from "./sound.js";
+import { mySeat, planAction, remapIndexes, errorText, moveSentence, seatName } from "./table.js";
+import { animateEvent } from "./animate.js";
+import { closeOverlay, overlayKind } from "./overlays.js";
+import { announce } from "./focus.js";
+import { closeLobby, onChat, noteTableClock } from "./online.js";
+import { show, redraw, toast, tableOverlays, dropFocusRequest } from "./screen.js";
+
+/** Computer move speeds: [animation ms, the server's move delay ms]. */
+export const SPEEDS = { off: [0, 150], fast: [220, 350], normal: [420, 800], slow: [750, 1500] };
+
+// Who listens to what the plan module handles itself (the suggestion reply).
+const listeners = { suggestion: () => {} };
+export function onReply(kind, fn) { listeners[kind] = fn; }
+
+export async function openTable(id) {
+  if (S.sock) S.sock.close();
+  closeLobby();
+  S.tableId = id;
+  S.msg = S.view = S.table = null;
+  S.selection.clear();
+  S.plan = [];
+  S.validation = null;
+  S.notice = "";
+  S.peek = false;
+  rememberTable(id);
+  closeOverlay();
+  show("table");
+  S.sock = new TableSocket(id, onMessage, (status) => {
+    S.connection = status;
+    if (status === "open") speedSent = null;
+    if (S.screen === "table") redraw();
+  });
+}
+
+let speedSent = null;
+export function sendSpeed() {
+  const [, delay] = SPEEDS[S.prefs.speed] || SPEEDS.normal;
+  if (S.table && S.table.delay_ms === delay) return;
+  speedSent = delay;
+  if (S.sock) S.sock.send({ type: "settings", delay_ms: delay });
+}
+
+// ---- requests and replies ----------------------------------------------------------------
+
+// Requests carry an id the server echoes in its reply (docs/protocol.md): what each reply
+// answers is looked up by it, never guessed from what was sent last.
+const requests = new Map();
+let requestSeq = 0;
+
+export function request(kind, msg) {
+  const id = ++requestSeq;
+  requests.set(id, kind);
+  if (requests.size > 64) requests.delete(requests.keys().next().value);
+  S.sock.send({ ...msg, request: id });
+}
+
+function replyTo(msg) {
+  if (msg.request == null || !requests.has(msg.request)) return null;
+  const kind = requests.get(msg.request);
+  requests.delete(msg.request);
+  return kind;
+}
+
+export function version() { return S.msg ? S.msg.version : 0; }
+
+export function sendAction(action) {
+  if (!S.sock) return;
+  request("action", { type: "action", version: version(), action });
+  if (action.type === "meld" || action.type === "take") play("meld");
+  else if (action.type === "discard") play("discard");
+  else play("tick");
+}
+
+// The card to discard once the melds just sent are on the table.
+let pendingDiscard = null;
+export function discardAfter(card) { pendingDiscard = card; }
+
+let validateTimer = null;
+/** Ask the server whether the staged plan is legal (answered live, as a validation). */
+export function validatePlan() {
+  clearTimeout(validateTimer);
+  const v = S.view;
+  if (!S.plan.length || !S.sock || !v || v.hand == null || v.turn !== mySeat() || !["draw", "play"].includes(v.phase)) {
+    S.validation = null;
+    return;
+  }
+  validateTimer = setTimeout(() => {
+    const action = planAction();
+    S.validationFor = JSON.stringify(action);
+    request("validate", { type: "validate", version: version(), action });
+  }, 60);
+}
+
+function onMessage(msg) {
+  if (msg.type === "state") onState(msg);
+  else if (msg.type === "chat") {
+    replyTo(msg);
+    const line = onChat(msg);
+    if (line) { announce(line); play("tick"); if (S.screen === "table" && !overlayKind()) redraw(); }
+  }
+  else if (msg.type === "validation") {
+    replyTo(msg);
+    if (S.validationFor !== JSON.stringify(planAction())) return;
+    S.validation = msg;
+    redraw();
+  } else if (msg.type === "suggestion") { replyTo(msg); listeners.suggestion(msg); }
+  else if (msg.type === "error") onError(msg);
+}
+
+function onError(msg) {
+  const about = replyTo(msg);
+  if (about === "validate" || about === "suggest") {
+    // The table moved on (a new state follows) or the plan cannot even be checked.
+    if (msg.code !== "stale_version" && about === "validate" && S.plan.length) {
+      S.validation = { legal: false, code: msg.code, message: msg.message, count: msg.count, minimum: msg.minimum };
+      redraw();
+    }
+    return;
+  }
+  if (msg.code === "stale_version") {
+    // Another seat moved first: the move was made on a table that is gone, and the new
+    // state is already on its way (cosmetic changes never make a move stale).
+    pendingDiscard = null;
+    dropFocusRequest();
+    return;
+  }
+  if (msg.code === "table_not_found") {
+    rememberTable(null);
+    if (S.sock) S.sock.close();
+    S.sock = null;
+    toast(t("errors.table_not_found"), "bad");
+    show("start");
+    return;
+  }
+  pendingDiscard = null;
+  dropFocusRequest();  // the action was refused: focus stays where it is
+  play("error");
+  toast(errorText(msg), "bad");
+}
+
+// ---- a new state -------------------------------------------------------------------------
+
+let followRematch = null;
+
+function onState(msg) {
+  const old = S.view;
+  const oldVersion = S.msg ? S.msg.version : -1;
+  S.msg = msg;
+  S.table = msg.table || {};
+  noteTableClock(msg);
+  // an online match has an address of its own (another tab, a reload, a spectator's link)
+  if (S.table.mode === "online" && S.table.id && location.hash !== `#table=${S.table.id}`) {
+    history.replaceState(null, "", `#table=${encodeURIComponent(S.table.id)}`);
+  }
+  const next = S.table.online && S.table.online.next;
+  if (next && S.table.id === S.tableId && followRematch !== S.tableId) {
+    // everyone accepted the rematch: the new match is another table
+    followRematch = S.tableId;
+    toast(t("online.rematch_starting"));
+    setTimeout(() => openTable(next), 600);
+  }
+  const [, wantDelay] = SPEEDS[S.prefs.speed] || SPEEDS.normal;
+  if (S.table.delay_ms !== undefined && S.table.delay_ms !== wantDelay && speedSent !== wantDelay && S.table.mode === "computer") sendSpeed();
+  const v = msg.view;
+  keepPlan(old, v);
+  S.view = v;
+  if (v.phase !== "over") S.peek = false;
+  if (v.phase !== (old && old.phase) || v.turn !== (old && old.turn)) { S.notice = ""; S.confirmTake = false; }
+  if (old && old.hand_number !== v.hand_number) play("deal");
+  else if (!old) play("deal");
+  S.validation = null;
+  announceState(old, v, msg);
+  // A page the player opened (the rules, the tutorial) stays until they leave it: the table
+  // is drawn, with its dialogs, when they come back to it.
+  if (S.screen === "table") { tableOverlays(); redraw(); }
+  if (S.plan.length) validatePlan();
+  if (pendingDiscard) {
+    const card = pendingDiscard;
+    pendingDiscard = null;
+    if (msg.change === "action" && v.phase === "play" && v.turn === mySeat() && v.hand && v.hand.includes(card)) {
+      sendAction({ type: "discard", card });
+    }
+  }
+  if (old && msg.version > oldVersion && (msg.change == null || msg.change === "action")) {
+    const last = (v.history || [])[v.history.length - 1];
+    if (last && last.seat !== mySeat() && last.action) {
+      const speed = (SPEEDS[S.prefs.speed] || SPEEDS.normal)[0];
+      animateEvent(last, old, v, speed);
+      play(last.action.type === "discard" ? "discard" : last.action.type === "meld" || last.action.type === "take" ? "meld" : "tick");
+    }
+  }
+}
+
+/** Keep selection and plan when the same cards are still in hand (e.g. another seat acted). */
+function keepPlan(old, v) {
+  const sameHand = old && v.hand && old.hand && old.seat === v.seat;
+  if (!sameHand) {
+    S.selection.clear();
+    S.plan = [];
+    return;
+  }
+  const sel = remapIndexes(old.hand, v.hand, [...S.selection]);
+  S.selection = new Set(sel || []);
+  const plan = [];
+  for (const g of S.plan) {
+    const idx = remapIndexes(old.hand, v.hand, g.idx);
+    if (idx) plan.push({ rank: g.rank, idx });
+  }
+  S.plan = plan;
+}
+
+/** Speak each new move with its cards, then "Your turn" (the announcer appends, never rebuilds). */
+function announceState(old, v, msg) {
+  const lines = [];
+  const history = v.history || [];
+  if (!old || old.hand_number !== v.hand_number) {
+    if (v.hand_number) lines.push(t("announce.new_hand", { n: v.hand_number }));
+  } else if (msg.change == null || msg.change === "action") {
+    const seen = (old.history || []).length;
+    for (const entry of history.slice(seen)) lines.push(moveSentence(entry, true));
+  }
+  if (S.table && S.table.handoff != null) {
+    if (!old || !S.lastHandoff) lines.push(t("handoff.pass_to", { name: seatName(S.table.handoff) }));
+  } else if (v.phase === "over") {
+    if (!old || old.phase !== "over") lines.push(t("status.hand_over"));
+  } else if (v.hand != null && v.turn === mySeat() && (!old || old.turn !== v.turn || old.phase === "over" || old.seat !== v.seat || old.hand_number !== v.hand_number)) {
+    lines.push(v.phase === "ask" ? t("status.answer") : t("announce.your_turn"));
+  }
+  S.lastHandoff = S.table && S.table.handoff != null;
+  for (const line of lines) announce(line);
+}
