@@ -34,6 +34,8 @@ MELD_FACES: tuple[int, ...] = (0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 #: the rank token of a face, as written in groups (``"3"`` is a black-three meld)
 FACE_TOKEN: tuple[str, ...] = tuple(RANK_CHARS) + ("JK", "3R")
 TOKEN_FACE: dict[str, int] = {t: f for f, t in enumerate(FACE_TOKEN[:13])}
+#: the meld ranks as a table shows them, highest first: A, K, Q, … 4
+MELD_TOKENS: tuple[str, ...] = (FACE_TOKEN[F_ACE],) + tuple(FACE_TOKEN[f] for f in reversed(MELD_FACES[1:]))
 
 _FACE_VALUE = (20, 20, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 50, 0)
 
@@ -108,3 +110,29 @@ def sort_key(code: int) -> tuple[int, int]:
     face = FACE[code]
     order = 20 if face == F_JOKER else 19 if face == F_DEUCE else (13 if face == F_ACE else face)
     return (order, code % 4)
+
+
+def _stage(code: int) -> tuple[str, ...]:
+    face = FACE[code]
+    if IS_WILD[code]:
+        return MELD_TOKENS
+    if face == F_RED3:
+        return ()
+    return (FACE_TOKEN[face],)
+
+
+_STAGE: tuple[tuple[str, ...], ...] = tuple(_stage(c) for c in range(NUM_CODES))
+
+
+def stage_targets(code: int) -> tuple[str, ...]:
+    """R5.1, R5.2, R10.4: the rank tokens of the melds a card may go into.
+
+    A natural goes into a meld of its own rank, a wild card into any ordinary meld, a black
+    three only into the black-three meld of going out; a red three into none.
+
+    >>> stage_targets(parse_card("KH")), stage_targets(parse_card("3S")), stage_targets(parse_card("3H"))
+    (('K',), ('3',), ())
+    >>> len(stage_targets(parse_card("JK"))), stage_targets(parse_card("2C"))[:3]
+    (11, ('A', 'K', 'Q'))
+    """
+    return _STAGE[code]

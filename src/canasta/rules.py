@@ -9,6 +9,16 @@ from .cards import F_BLACK3, F_RED3, FACE, IS_WILD, NUM_CODES
 from .errors import SettingsError
 
 TARGETS: tuple[int | str, ...] = (5000, 2500, 1500, "one_hand")
+#: R2: the values the adjustable settings may take (a whole-number range as (lowest, highest))
+HAND_SIZES = (5, 15)
+CHOICES: dict[str, tuple[Any, ...]] = {
+    "draw_count": (1, 2),
+    "canastas_to_go_out": (1, 2, 3),
+    "black_three": ("stop", "freeze"),
+    "wild_limit": ("classic", "outnumber"),
+    "tie": ("play_on", "draw"),
+}
+FLAGS = ("wilds_on_canasta", "black_three_meld_on_going_out", "ask_partner")
 #: R5.4: cards in a canasta; R5.2: most wild cards in any meld
 CANASTA_SIZE = 7
 MAX_WILDS = 3
@@ -77,27 +87,45 @@ class Settings:
             raise SettingsError("unknown_preset", f"unknown preset '{self.name}'")
         if type(self.players) is not int or self.players != PRESETS[self.name].players:
             raise bad("players", f"the '{self.name}' preset has {PRESETS[self.name].players} players")
-        if type(self.hand_size) is not int or not 5 <= self.hand_size <= 15:
-            raise bad("hand_size", "must be a whole number from 5 to 15")
+        low, high = HAND_SIZES
+        if type(self.hand_size) is not int or not low <= self.hand_size <= high:
+            raise bad("hand_size", f"must be a whole number from {low} to {high}")
         if self.players * self.hand_size > 60:
             raise bad("hand_size", f"{self.players} × {self.hand_size} cards cannot be dealt (at most 60)")
-        if self.draw_count not in (1, 2) or type(self.draw_count) is not int:
-            raise bad("draw_count", "must be 1 or 2")
-        if type(self.canastas_to_go_out) is not int or not 1 <= self.canastas_to_go_out <= 3:
-            raise bad("canastas_to_go_out", "must be 1, 2 or 3")
-        if self.black_three not in ("stop", "freeze"):
-            raise bad("black_three", "must be 'stop' or 'freeze'")
-        if self.wild_limit not in ("classic", "outnumber"):
-            raise bad("wild_limit", "must be 'classic' or 'outnumber'")
-        for name in ("wilds_on_canasta", "black_three_meld_on_going_out", "ask_partner"):
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed or type(value) is not type(allowed[0]):
+                raise bad(name, "must be " + _one_of(allowed))
+        for name in FLAGS:
             if not isinstance(getattr(self, name), bool):
                 raise bad(name, "must be true or false")
         if self.ask_partner and self.players != 4:
             raise bad("ask_partner", "'May I go out?' exists only in the four-player partnership game")
         if self.target not in TARGETS or type(self.target) not in (int, str):
-            raise bad("target", "must be 5000, 2500, 1500 or 'one_hand'")
-        if self.tie not in ("play_on", "draw"):
-            raise bad("tie", "must be 'play_on' or 'draw'")
+            raise bad("target", "must be " + _one_of(TARGETS))
+
+    def adjustable(self) -> list[dict[str, Any]]:
+        """R2: the settings a player may change for this preset, with the values each may take.
+
+        What a settings form offers, in order: ``{"name", "kind": "number", "min", "max"}``,
+        ``{"name", "kind": "choice", "values"}`` or ``{"name", "kind": "flag"}``.
+
+        >>> [f["name"] for f in Settings.preset("two-player").adjustable()][-3:]
+        ['wilds_on_canasta', 'black_three_meld_on_going_out', 'tie']
+        >>> Settings.preset("classic").adjustable()[0]
+        {'name': 'hand_size', 'kind': 'number', 'min': 5, 'max': 15}
+        """
+        low, high = HAND_SIZES
+        fields: list[dict[str, Any]] = [
+            {"name": "hand_size", "kind": "number", "min": low, "max": min(high, 60 // self.players)}
+        ]
+        for name in ("draw_count", "canastas_to_go_out", "black_three", "wild_limit"):
+            fields.append({"name": name, "kind": "choice", "values": list(CHOICES[name])})
+        for name in FLAGS:
+            if name != "ask_partner" or self.players == 4:
+                fields.append({"name": name, "kind": "flag"})
+        fields.append({"name": "tie", "kind": "choice", "values": list(CHOICES["tie"])})
+        return fields
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -255,3 +283,9 @@ PRESETS: dict[str, Settings] = {
     ),
     "three-player": Settings(name="three-player", players=3, hand_size=13, draw_count=2),
 }
+
+
+def _one_of(values: tuple[Any, ...]) -> str:
+    """'1 or 2', "'stop' or 'freeze'", '5000, 2500, 1500 or 'one_hand''."""
+    words = [repr(v) if isinstance(v, str) else str(v) for v in values]
+    return ", ".join(words[:-1]) + " or " + words[-1]

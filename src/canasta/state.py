@@ -86,6 +86,22 @@ class State(HandState):
         """A useful, bounded list of legal actions for the player to act."""
         return legal_actions(self)
 
+    def finishing_discard(self, action: Meld) -> int | None:
+        """R10.1: the card whose discard, sent with ``action``, goes out, or None.
+
+        That is the one card ``action``'s melds would leave in the hand, when melding and
+        discarding it is legal as one going-out action (R10.5).
+        """
+        left = list(self.hands[self.turn])
+        for g in action.groups:
+            for c in g.cards:
+                if c not in left:
+                    return None
+                left.remove(c)
+        if len(left) != 1:
+            return None
+        return left[0] if self.can(action._replace(discard=left[0])) else None
+
     def can_go_out(self) -> Meld | Discard | None:
         """A complete going-out action for the player to act now (R10), or None."""
         return going_out.can_go_out(self)

@@ -11,7 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action, action_to_json
-from .cards import F_BLACK3, F_RED3, FACE, FACE_TOKEN, IS_WILD, card_str, sort_key
+from .cards import (
+    F_BLACK3,
+    F_RED3,
+    FACE,
+    FACE_TOKEN,
+    IS_WILD,
+    MELD_TOKENS,
+    card_str,
+    sort_key,
+    stage_targets,
+)
 from .hand import Event, HandState, TableMeld, TurnFacts, TurnState
 from .legal import legal_actions
 from .results import HandResult
@@ -89,8 +99,11 @@ class SeatView(TurnFacts):
             "opening_minimums": [opening_minimum(s) for s in self.scores],
             "opened": [self.opened(s) for s in range(sides)],
             "hand": None if self.hand is None else [card_str(c) for c in self.hand],
+            # R5.1: the ranks each hand card may be staged on, and the meld ranks in table order
+            "hand_targets": None if self.hand is None else [list(stage_targets(c)) for c in self.hand],
+            "meld_ranks": list(MELD_TOKENS),
             "hand_counts": list(self.hand_counts),
-            "melds": [[meld_json(m) for m in ms] for ms in self.melds],
+            "melds": [[meld_json(m, self.settings) for m in ms] for ms in self.melds],
             "canastas": list(self.canastas),
             "red_threes": [[card_str(c) for c in r] for r in self.red_threes],
             "pile": {
@@ -100,6 +113,7 @@ class SeatView(TurnFacts):
                 "frozen": [bool(self.frozen_causes(s)) for s in range(sides)],
                 "causes": [self.frozen_causes(s) for s in range(sides)],
                 "blocked": self.settings.pile_blocked(top) is not None,
+                "blocked_reason": self.settings.pile_blocked(top),  # R8.1: a code, or None
             },
             "stock_size": self.stock_size,
             "known": [[card_str(c) for c in k] for k in self.known],
@@ -116,7 +130,7 @@ class SeatView(TurnFacts):
         }
 
 
-def meld_json(m: TableMeld) -> dict[str, Any]:
+def meld_json(m: TableMeld, settings: Settings) -> dict[str, Any]:
     return {
         "rank": FACE_TOKEN[m.rank],
         "cards": [card_str(c) for c in m.cards],
@@ -124,6 +138,7 @@ def meld_json(m: TableMeld) -> dict[str, Any]:
         "wilds": m.wilds,
         "canasta": m.is_canasta,
         "natural": m.is_natural,
+        "bonus": settings.canasta_bonus(m.wilds) if m.is_canasta else 0,  # R13.1
     }
 
 

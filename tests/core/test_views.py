@@ -31,7 +31,7 @@ def test_view_of_another_seat_shows_counts_and_public_cards_only():
     assert "QH" not in str(v) and "5D" not in str(v)  # seat 0's private cards
     assert "stock" not in v and v["stock_size"] == len(st.stock)
     assert v["pile"] == {"top": None, "size": 0, "cards": [], "frozen": [False, True],
-                         "causes": [[], ["not_opened"]], "blocked": True}
+                         "causes": [[], ["not_opened"]], "blocked": True, "blocked_reason": "pile_empty"}
 
 
 def test_view_of_the_seat_to_act_lists_its_legal_actions():

@@ -20,8 +20,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
+from ..cards import IS_WILD, MELD_TOKENS, NUM_CODES, card_str
 from ..errors import SettingsError
-from ..rules import PRESETS, Settings
+from ..rules import PRESETS, TARGETS, Settings
 from .cluster import LocalCluster, RedisCluster
 from .config import MAX_BODY_BYTES, ServerConfig
 from .conn import CLOSE_TRY_AGAIN, Conn
@@ -415,6 +416,11 @@ def create_app(
     async def presets() -> dict[str, Any]:
         return {
             "presets": {name: s.to_json() for name, s in PRESETS.items()},
+            # R2: what a settings form may offer, per preset (the client holds no ranges)
+            "fields": {name: s.adjustable() for name, s in PRESETS.items()},
+            "targets": list(TARGETS),
+            # R1, R5.1: which cards are wild, and the meld ranks in table order
+            "cards": {"wild": [card_str(c) for c in range(NUM_CODES) if IS_WILD[c]], "meld_ranks": list(MELD_TOKENS)},
             "levels": list(LEVELS),
         }
 

@@ -11,9 +11,11 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, Meld, action_to_json, action_to_text
+from ..cards import card_str
 from ..errors import IllegalAction
 from ..fairness import FairGame, game_from_record
 from ..game import Game
+from ..state import State
 from .conn import Conn
 from .protocol import MAX_DELAY_MS, TableError, action_of, minimum_numbers
 
@@ -94,6 +96,8 @@ class Handlers:
                 "message": "legal" if error is None else error.message,
                 "count": count,
                 "minimum": minimum,
+                # R10.1: the discard that, sent with this meld, goes out (the client holds no rule)
+                "finishing": _finishing(st, action),
             })
         )
 
@@ -210,3 +214,11 @@ class Handlers:
 
     async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
         conn.send(self._replying(conn, self.state_message(conn, "sync")))
+
+
+def _finishing(st: State, action: Action) -> str | None:
+    """The card whose discard completes ``action`` into going out, in notation, or None."""
+    if not isinstance(action, Meld) or action.discard is not None:
+        return None
+    card = st.finishing_discard(action)
+    return None if card is None else card_str(card)
