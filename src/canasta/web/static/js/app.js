@@ -13,6 +13,7 @@ import { focusFirst } from "./focus.js";
 import { initAccount } from "./account.js";
 import { openLobby, isOnline } from "./online.js";
 import { $ } from "./dom.js";
+import { setCardFacts } from "./cards.js";
 import { bindScreen, show, redraw, toast, openOverlay, focusAfterAction } from "./screen.js";
 import { openTable, request, sendSpeed } from "./session.js";
 import { actions } from "./plan.js";
@@ -145,6 +146,7 @@ async function main() {
   await startSession();
   await initAccount(controller);  // account panel, cosmetics on <body>, #reset= links
   try { S.presets = await api("GET", "/api/presets"); } catch { S.presets = null; }
+  setCardFacts(S.presets && S.presets.cards);
   document.addEventListener("keydown", onKey);
   bindScreen(controller);
   setSender((msg) => controller.send(msg));

@@ -4,12 +4,20 @@ import { t } from "./i18n.js";
 export const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const RANK_ORDER = ["3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "JK"];
 const SUIT_ORDER = ["C", "D", "H", "S"];
-export const MELD_RANKS = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4"];
 
 export function rankOf(card) { return card === "JK" ? "JK" : card[0]; }
 export function suitOf(card) { return card === "JK" ? null : card[1]; }
-/** Jokers and twos: shown with a star so they stand out in the hand. */
-export function isWildFace(card) { return card === "JK" || card[0] === "2"; }
+// Which cards are wild (R1) is the server's to say (GET /api/presets, ``cards.wild``): wild
+// cards are drawn with a star so they stand out in the hand.
+// The meld ranks (R5.1), in table order, come the same way (``cards.meld_ranks``).
+let wildCards = new Set();
+let meldRankList = [];
+export function setCardFacts(facts) {
+  wildCards = new Set((facts && facts.wild) || []);
+  meldRankList = (facts && facts.meld_ranks) || [];
+}
+export function isWildFace(card) { return wildCards.has(card); }
+export function meldRanks() { return meldRankList; }
 
 export function rankLabel(rank) { return rank === "T" ? "10" : rank === "JK" ? "★" : rank; }
 

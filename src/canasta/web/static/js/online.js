@@ -10,8 +10,9 @@ import { h } from "./dom.js";
 
 export const CHAT_PHRASES = ["hello", "good_luck", "nice_canasta", "thanks", "oops", "well_played", "hurry", "gg"];
 const QUICK = [["classic", "online.classic"], ["two-player", "online.two_player"]];
-const ROOM_PRESETS = ["classic", "bicycle", "two-player", "two-player-quick", "three-player"];
-const ROOM_TARGETS = [5000, 2500, 1500, "one_hand"];
+// The games and targets a room may have: the server's list (GET /api/presets).
+const roomPresets = () => Object.keys((S.presets && S.presets.presets) || { classic: {} });
+const roomTargets = () => (S.presets && S.presets.targets) || [5000];
 
 // The lobby as the server last described it.
 export const L = {
@@ -270,7 +271,7 @@ function privatePanel() {
   const ps = h("select");
   ps.id = "room-preset";
   ps.setAttribute("aria-label", t("online.game"));
-  for (const name of ROOM_PRESETS) {
+  for (const name of roomPresets()) {
     const o = h("option", null, t(`presets.${name}`));
     o.value = name;
     o.selected = name === preset;
@@ -280,7 +281,7 @@ function privatePanel() {
   const ts = h("select");
   ts.id = "room-target";
   ts.setAttribute("aria-label", t("online.target"));
-  for (const value of ROOM_TARGETS) {
+  for (const value of roomTargets()) {
     const o = h("option", null, targetLabel(value));
     o.value = String(value);
     o.selected = String(value) === String(target);

@@ -138,8 +138,9 @@ export function handOverlay(ctl) {
     sides.forEach((s, k) => { table.querySelectorAll("thead th")[k + 1].textContent = sideName(s.side); });
     const rows = [
       ["result.melds", (s) => s.melds],
-      ["result.natural_canastas", (s) => `${s.natural_canastas} (+${s.natural_canastas * 500})`],
-      ["result.mixed_canastas", (s) => `${s.mixed_canastas} (+${s.mixed_canastas * 300})`],
+      ["result.natural_canastas", (s) => s.natural_canastas],
+      ["result.mixed_canastas", (s) => s.mixed_canastas],
+      ["result.canasta_bonus", (s) => `+${s.canasta_bonus}`],
       ["result.red_threes", (s) => `${s.red_threes} (${s.red_three_bonus >= 0 ? "+" : ""}${s.red_three_bonus})`],
       [result.concealed ? "result.going_out_concealed" : "result.going_out", (s) => s.going_out],
       ["result.in_hand", (s) => -s.hand_penalty],

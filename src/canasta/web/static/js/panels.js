@@ -16,18 +16,9 @@ export const MODES = {
   local3: { mode: "local", players: 3, presets: ["three-player"] },
   local4: { mode: "local", players: 4, presets: ["classic", "bicycle"] },
 };
-const TARGETS = [5000, 2500, 1500, "one_hand"];
-const RULE_FIELDS = [
-  ["hand_size", "number", { min: 5, max: 15 }],
-  ["draw_count", "select", [1, 2]],
-  ["canastas_to_go_out", "select", [1, 2, 3]],
-  ["black_three", "select", ["stop", "freeze"]],
-  ["wild_limit", "select", ["classic", "outnumber"]],
-  ["wilds_on_canasta", "bool"],
-  ["black_three_meld_on_going_out", "bool"],
-  ["ask_partner", "bool"],
-  ["tie", "select", ["play_on", "draw"]],
-];
+// What a settings form may offer comes from the server (GET /api/presets): the client holds no ranges.
+function presetFields(name) { return (S.presets && S.presets.fields && S.presets.fields[name]) || []; }
+function targets() { return (S.presets && S.presets.targets) || [S.prefs.target]; }
 
 function presetTable() {
   let p = S.presets;
@@ -106,28 +97,28 @@ function matchSettings(ctl, { inPanel = false } = {}) {
   }
   box.append(select(id("set-preset"), m.presets.map((p) => [p, t(`presets.${p}`)]), S.prefs.preset,
     (v) => { S.prefs.preset = v; S.prefs.rules = {}; savePrefs(); rerender(); }, t("settings.preset")));
-  box.append(select(id("set-target"), TARGETS.map((x) => [x, x === "one_hand" ? t("settings.target_one_hand") : t("settings.target_points", { n: x })]),
+  box.append(select(id("set-target"), targets().map((x) => [x, x === "one_hand" ? t("settings.target_one_hand") : t("settings.target_points", { n: x })]),
     S.prefs.target, (v) => { S.prefs.target = v; savePrefs(); rerender(); }, t("settings.target")));
   const det = document.createElement("details");
   det.className = "rules-details";
   if (inPanel) det.open = true;
   det.append(h("summary", null, t("settings.rules_title")));
-  for (const [key, kind, opt] of RULE_FIELDS) {
-    if (key === "ask_partner" && m.players !== 4) continue;
+  for (const field of presetFields(S.prefs.preset)) {
+    const key = field.name;
     const value = ruleValue(key);
     const label = t(`rules_fields.${key}`);
-    if (kind === "bool") det.append(checkbox(id(`rule-${key}`), value, (v) => { setRule(key, v); }, label));
-    else if (kind === "select") det.append(select(id(`rule-${key}`), opt.map((x) => [x, t(`rules_values.${key}.${x}`)]), value, (v) => { setRule(key, v); }, label));
+    if (field.kind === "flag") det.append(checkbox(id(`rule-${key}`), value, (v) => { setRule(key, v); }, label));
+    else if (field.kind === "choice") det.append(select(id(`rule-${key}`), field.values.map((x) => [x, t(`rules_values.${key}.${x}`)]), value, (v) => { setRule(key, v); }, label));
     else {
       const wrap = h("label", "field");
       wrap.append(h("span", "field-label", label));
       const inp = document.createElement("input");
       inp.type = "number";
       inp.id = id(`rule-${key}`);
-      inp.min = opt.min;
-      inp.max = opt.max;
+      inp.min = field.min;
+      inp.max = field.max;
       inp.value = value == null ? "" : value;
-      inp.addEventListener("change", () => { const n = parseInt(inp.value, 10); if (n >= opt.min && n <= opt.max) setRule(key, n); });
+      inp.addEventListener("change", () => { const n = parseInt(inp.value, 10); if (n >= field.min && n <= field.max) setRule(key, n); });
       wrap.append(inp);
       det.append(wrap);
     }

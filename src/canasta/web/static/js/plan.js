@@ -3,8 +3,8 @@
 import { S, savePrefs } from "./store.js";
 import { t } from "./i18n.js";
 import { setSound, play } from "./sound.js";
-import { mySeat, planAction, selectionTargets, plannedIdx, canAct } from "./table.js";
-import { rankOf, isWildFace } from "./cards.js";
+import { mySeat, planAction, selectionTargets, targetsOf, plannedIdx, canAct } from "./table.js";
+import { rankOf } from "./cards.js";
 import { isOnline } from "./online.js";
 import { redraw, toast, focusAfterAction, noteStaged, openOverlay } from "./screen.js";
 import { request, sendAction, validatePlan, version, discardAfter, onReply } from "./session.js";
@@ -56,6 +56,14 @@ export function showSuggestion(msg) {
 }
 onReply("suggestion", showSuggestion);
 
+/** Does discarding hand card ``i`` together with the staged melds go out? The server's live
+ * validation of the plan says which discard would (R10.1). */
+function finishes(i) {
+  const val = S.validation;
+  return !!(val && val.legal && val.finishing && S.validationFor === JSON.stringify(planAction())
+    && S.view.hand[i] === val.finishing && !plannedIdx().has(i));
+}
+
 export const actions = {
   toggle(i) {
     if (plannedIdx().has(i)) return;
@@ -66,7 +74,7 @@ export const actions = {
   stage(rank) {
     if (!S.selection.size) return;
     const targets = selectionTargets();
-    if (!targets.includes(rank) && !(rank === "3")) { toast(t("plan.wrong_rank"), "bad"); return; }
+    if (!targets.includes(rank)) { toast(t("plan.wrong_rank"), "bad"); return; }
     const idx = [...S.selection];
     const g = S.plan.find((x) => x.rank === rank);
     if (g) g.idx.push(...idx); else S.plan.push({ rank, idx });
@@ -95,10 +103,8 @@ export const actions = {
     if (!v || v.phase !== "draw" || v.hand == null || v.turn !== mySeat()) return;
     // A natural selection of the top card's rank stages as the pile group.
     if (S.selection.size && v.pile.top) {
-      const hand = v.hand;
       const top = rankOf(v.pile.top);
-      const cards = [...S.selection].map((i) => hand[i]);
-      if (cards.every((c) => isWildFace(c) || rankOf(c) === top)) actions.stage(top);
+      if (targetsOf([...S.selection]).includes(top)) actions.stage(top);
     }
     if (!S.plan.length) {
       // Nothing staged: show the server's first listed way to take the pile, to confirm.
@@ -127,10 +133,10 @@ export const actions = {
   meld() {
     const v = S.view;
     if (!v || v.phase !== "play" || !S.plan.length) return;
-    // A single selected card outside the plan is the going-out discard, sent together.
+    // A single selected card outside the plan that the server says finishes the hand is the
+    // going-out discard, sent together with the melds.
     const free = [...S.selection].filter((i) => !plannedIdx().has(i));
-    const planned = plannedIdx().size;
-    const discardIdx = free.length === 1 && v.hand.length - planned === 1 ? free[0] : null;
+    const discardIdx = free.length === 1 && finishes(free[0]) ? free[0] : null;
     const action = planAction(discardIdx);
     clearPlan();
     focusAfterAction("hand");
@@ -143,8 +149,7 @@ export const actions = {
     if (sel.length !== 1) { toast(t("plan.select_one"), ""); return; }
     focusAfterAction("hand");
     if (S.plan.length) {
-      const left = v.hand.length - plannedIdx().size;
-      if (left === 1) {
+      if (finishes(sel[0])) {
         // The last card: melds and discard go together (going out).
         const action = planAction(sel[0]);
         clearPlan();

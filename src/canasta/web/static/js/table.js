@@ -3,7 +3,7 @@
 import { S } from "./store.js";
 import { t } from "./i18n.js";
 import { isOnline, onlineName, seatMarks, countdown, autoBanner, watchLine } from "./online.js";
-import { cardEl, backEl, sortCards, rankOf, rankLabel, MELD_RANKS, isWildFace, cardName, cardShort, cardLabel, cardList } from "./cards.js";
+import { cardEl, backEl, sortCards, rankOf, rankLabel, meldRanks, cardName, cardShort, cardLabel, cardList } from "./cards.js";
 import { h, $ } from "./dom.js";
 
 
@@ -92,15 +92,17 @@ export function planAction(discardIdx = null) {
   return a;
 }
 
-/** Ranks the current selection can be staged on (by the cards' own rank; wilds: any rank). */
+/** Ranks the current selection can be staged on: those every selected card may go to (the
+ * view lists each hand card's, R5.1), in the table's order. */
 export function selectionTargets() {
-  const hand = S.view.hand || [];
-  const cards = [...S.selection].map((i) => hand[i]);
-  if (!cards.length) return [];
-  const naturals = [...new Set(cards.filter((c) => !isWildFace(c)).map(rankOf))];
-  if (naturals.length > 1) return [];
-  if (naturals.length === 1) return naturals;
-  return MELD_RANKS.slice();
+  return targetsOf([...S.selection]);
+}
+
+/** The ranks all of the hand cards at ``idx`` may be staged on (none for no cards). */
+export function targetsOf(idx) {
+  const each = S.view.hand_targets || [];
+  if (!idx.length) return [];
+  return idx.map((i) => each[i] || []).reduce((acc, ranks) => acc.filter((r) => ranks.includes(r)));
 }
 
 export function remapIndexes(oldHand, newHand, idx) {
@@ -254,7 +256,7 @@ export function meldChip(m, { interactive = false } = {}) {
   if (m.canasta) chip.classList.add("canasta", m.natural ? "natural" : "mixed");
   const face = h("div", "meld-face");
   face.setAttribute("aria-hidden", "true");
-  const shown = m.cards.filter((c) => !isWildFace(c));
+  const shown = m.cards.filter((c) => rankOf(c) === m.rank);
   const first = shown[0] || m.cards[0];
   const stack = Math.min(n, 4);
   for (let i = 0; i < stack; i++) {
@@ -269,14 +271,14 @@ export function meldChip(m, { interactive = false } = {}) {
   meta.append(h("span", "meld-count", t("table.meld_count", { n })));
   meta.append(h("span", "meld-type " + (m.natural ? "nat" : "mix"), m.natural ? t("table.natural") : t("table.mixed")));
   if (m.wilds) meta.append(h("span", "meld-wilds", t("table.wilds_n", { n: m.wilds })));
-  if (m.canasta) meta.append(h("span", "bonus", t("table.canasta_bonus", { n: m.natural ? 500 : 300 })));
+  if (m.canasta) meta.append(h("span", "bonus", t("table.canasta_bonus", { n: m.bonus })));
   // Spaces between the grid items, so the label reads as words ("8 ×4 Mixed"), not "8×4Mixed".
   for (const part of [...meta.children].slice(1)) meta.insertBefore(document.createTextNode(" "), part);
   chip.append(meta);
   // The name reads the visible label in order, then what it means.
   const parts = [`${rankLabel(m.rank)} ${t("table.meld_count", { n })}`, m.natural ? t("table.natural") : t("table.mixed")];
   if (m.wilds) parts.push(t("table.wilds_n", { n: m.wilds }));
-  if (m.canasta) parts.push(t("table.canasta_bonus", { n: m.natural ? 500 : 300 }));
+  if (m.canasta) parts.push(t("table.canasta_bonus", { n: m.bonus }));
   parts.push(t("table.meld_aria", { rank: rankLabel(m.rank), n }));
   if (interactive) meta.setAttribute("aria-label", parts.join(t("cards.sep")));
   else {
@@ -343,7 +345,7 @@ function centre(actions) {
   } else info.append(h("div", "tag ok", t("table.not_frozen")));
   if (v.pile.blocked && v.pile.top) {
     const top = v.pile.top;
-    const why = rankOf(top) === "3" ? t("table.blocked_three") : t("table.blocked_wild");
+    const why = t(`table.blocked.${v.pile.blocked_reason}`);
     info.append(h("div", "tag stop", `⊘ ${why}`));
   }
   const myTeam = v.teams[mySeat()];
@@ -648,5 +650,5 @@ export function rankKey(rank) { return rank === "T" ? "0" : rank; }
 export function rankFromKey(key) {
   const k = key.toUpperCase();
   if (k === "0") return "T";
-  return MELD_RANKS.includes(k) && k !== "T" ? k : null;
+  return meldRanks().includes(k) && k !== "T" ? k : null;
 }

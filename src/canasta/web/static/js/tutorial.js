@@ -45,14 +45,14 @@ const STEPS = [
     hand: ["5C", "5H", "5S", "TD"],
     pile: { top: "7D", size: 3, frozen: false },
     ours: [
-      { rank: "A", cards: ["AH", "AS", "AD", "AC", "AH", "AS", "AD"], naturals: 7, wilds: 0, canasta: true, natural: true },
+      { rank: "A", cards: ["AH", "AS", "AD", "AC", "AH", "AS", "AD"], naturals: 7, wilds: 0, canasta: true, natural: true, bonus: 500 },
       { rank: "Q", cards: ["QH", "QS", "2C"], naturals: 2, wilds: 1, canasta: false, natural: false },
     ],
     theirs: [],
     after: {
       pile: { top: "TD", size: 4, frozen: false },
       ours: [
-        { rank: "A", cards: ["AH", "AS", "AD", "AC", "AH", "AS", "AD"], naturals: 7, wilds: 0, canasta: true, natural: true },
+        { rank: "A", cards: ["AH", "AS", "AD", "AC", "AH", "AS", "AD"], naturals: 7, wilds: 0, canasta: true, natural: true, bonus: 500 },
         { rank: "Q", cards: ["QH", "QS", "2C"], naturals: 2, wilds: 1, canasta: false, natural: false },
         { rank: "5", cards: ["5C", "5H", "5S"], naturals: 3, wilds: 0, canasta: false, natural: true },
       ],
