@@ -344,7 +344,6 @@ function centre(actions) {
     info.append(h("div", "tag ice", `❄ ${t("table.frozen")}: ${causes}`));
   } else info.append(h("div", "tag ok", t("table.not_frozen")));
   if (v.pile.blocked && v.pile.top) {
-    const top = v.pile.top;
     const why = t(`table.blocked.${v.pile.blocked_reason}`);
     info.append(h("div", "tag stop", `⊘ ${why}`));
   }
