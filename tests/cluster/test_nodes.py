@@ -325,3 +325,26 @@ async def _drain(a: Any, b: Any, cookie: str, table: str, redis_url: str) -> Non
     assert owner_of(redis_url, table) is not None and _is_owner(b, owner_of(redis_url, table), redis_url)
     # well inside a lease's lifetime: the lease was handed over, not left to lapse
     assert took < 5.0, took
+
+
+def test_new_matches_start_on_the_node_serving_fewer_tables(cluster_urls):
+    """Lobby placement (issue 12): the lobby's node starts a match itself only while it serves
+    no more tables than the other node; otherwise the other node adopts it at once."""
+    db, redis_url = cluster_urls
+    nodes = [node(db, redis_url), node(db, redis_url)]
+    try:
+        owners = []
+        for _ in range(4):
+            cookies = [nodes[i % 2].session() for i in range(2)]
+            table = asyncio.run(lobby_match(nodes, cookies, "two-player"))
+            deadline = time.monotonic() + 10
+            while (owner := owner_of(redis_url, table)) is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert owner is not None, node_logs(nodes)
+            owners.append(owner)
+            time.sleep(1.6)  # each node publishes its load once a second
+        # alternating: the lobby's node, the other, the lobby's (a tie), the other
+        assert owners[0] == owners[2] != owners[1] == owners[3], (owners, node_logs(nodes))
+    finally:
+        for n in nodes:
+            n.stop()

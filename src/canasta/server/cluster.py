@@ -126,6 +126,8 @@ class RedisCluster:
         with contextlib.suppress(Exception):
             await self.redis.delete(self.alive_key(self.node))
         with contextlib.suppress(Exception):
+            await self.redis.hdel("canasta:load", self.node)  # no new matches placed here
+        with contextlib.suppress(Exception):
             if self._pubsub is not None:
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):

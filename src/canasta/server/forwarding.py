@@ -206,6 +206,9 @@ class Forwarding:
     # ------------------------------------------------------------------ the forwarding side
 
     async def _to_local(self, message: dict[str, Any]) -> None:
+        if message.get("op") == "adopt" and isinstance(message.get("table"), str):
+            await self.tables.adopt(message["table"])  # a new match placed on this node
+            return
         conn = self.local.get(str(message.get("conn")))
         if conn is None:
             return

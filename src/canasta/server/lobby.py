@@ -379,7 +379,7 @@ class Lobby:
             table = await self.tables.create_online(settings, players, public=True)
             await self._drop_entries([e.account for e in group])
             for e in group:
-                self._send(e.account, {"type": "match", "table": table.id})
+                self._send(e.account, {"type": "match", "table": table})
             self._mark_live()
 
     def _start_grace(self, account: str) -> None:
@@ -550,7 +550,7 @@ class Lobby:
         await self.store.delete_lobby_entries("room", [room.code])
         self.rooms.pop(room.code, None)
         for member in members:
-            self._send(member, {"type": "match", "table": table.id})
+            self._send(member, {"type": "match", "table": table})
         return None
 
     async def _sync(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:

@@ -30,6 +30,10 @@ class Metrics:
         self.errors = Counter(
             "canasta_errors", "Refused table messages, by error code", ["code"], registry=self.registry
         )
+        self.placed = Counter(
+            "canasta_matches_placed", "New online matches started on another, less loaded node",
+            registry=self.registry,
+        )
         self.action_seconds = Histogram(
             "canasta_action_seconds",
             "From a table taking up an action to its commit and the states queued",

@@ -21,6 +21,9 @@ from .table import Table
 
 log = logging.getLogger("canasta.server")
 
+#: several nodes: a node's published load counts for placing new matches this long (seconds)
+LOAD_FRESH_SECONDS = 5.0
+
 
 class TooManyTables(Exception):
     """No room for another live table (for this session, or in this process)."""
@@ -46,6 +49,8 @@ class Tables:
         self.cluster = cluster or LocalCluster()
         #: other nodes' online matches, as their owners last published them (several nodes)
         self._remote_summaries: dict[str, dict[str, Any]] = {}
+        #: other nodes' loads as they last published them: node -> (live tables, when)
+        self._loads: dict[str, tuple[int, float]] = {}
         #: set by the app: hands messages forwarded from other nodes to a table it owns
         self.serve_forwarded: Callable[[Table], Awaitable[None]] | None = None
         self.bot_delay_ms = bot_delay_ms
@@ -111,9 +116,16 @@ class Tables:
         public: bool,
         room: str | None = None,
         levels: list[str | None] | None = None,
-    ) -> Table:
-        """A new online match, saved before it is returned (storage errors propagate)."""
-        await self._make_room(None)
+    ) -> str:
+        """A new online match, saved before its id is returned (storage errors propagate).
+
+        With several nodes it starts on the node serving the fewest tables: another node is
+        told to adopt it (it loads the table and takes its lease at once); if that node is
+        gone, the first node a player reaches takes it, as after any failover.
+        """
+        target = self._placement()
+        if target == self.cluster.node:
+            await self._make_room(None)
         table = Table.create_online(
             table_id=secrets.token_urlsafe(12),
             settings=settings,
@@ -124,7 +136,29 @@ class Tables:
             levels=levels,
             config=self.config,
         )
-        return await self._open_new(table)
+        if target == self.cluster.node:
+            return (await self._open_new(table)).id
+        assert isinstance(self.cluster, RedisCluster)
+        await self.store.save_table(table.row_values())
+        await self.cluster.publish(self.cluster.node_channel(target), {"op": "adopt", "table": table.id})
+        self.metrics.placed.inc()
+        return table.id
+
+    def _placement(self) -> str:
+        """The node a new online match starts on: of the nodes that published their load
+        lately, the one serving the fewest tables (this node on a tie, or when alone)."""
+        me = self.cluster.node
+        if not self.cluster.distributed:
+            return me
+        now = time.time()
+        loads = {n: count for n, (count, at) in self._loads.items() if now - at < LOAD_FRESH_SECONDS}
+        loads[me] = len(self._live)
+        return min(loads, key=lambda n: (loads[n], n != me, n))
+
+    async def adopt(self, table_id: str) -> None:
+        """Another node placed a new match here: load it and take its lease now."""
+        if await self.get(table_id) is None:
+            log.warning("table %s: placed here but another node serves it (or it is gone)", table_id)
 
     async def _open_new(self, table: Table) -> Table:
         """Claim, save and start a table just made (its first save: storage errors propagate)."""
@@ -214,6 +248,15 @@ class Tables:
                         if time.time() - entry.get("at", 0) < 30:
                             remote[tid] = entry
                 self._remote_summaries = remote
+                # this node's load, and the others' (placement of new matches)
+                await redis.hset("canasta:load", self.cluster.node, json.dumps([len(self._live), time.time()]))
+                loads = {}
+                for node, raw in (await redis.hgetall("canasta:load")).items():
+                    with contextlib.suppress(ValueError, TypeError):
+                        count, at = json.loads(raw)
+                        if node != self.cluster.node and time.time() - float(at) < LOAD_FRESH_SECONDS:
+                            loads[node] = (int(count), float(at))
+                self._loads = loads
                 if beat % 3 == 0:
                     await self.load_online()
             except asyncio.CancelledError:
@@ -251,10 +294,9 @@ class Tables:
             left = on["auto"][seat] == "left"
             players.append(None if account is None or left else (account, table.seats[seat].name))
         levels = [s.level for s in table.seats]
-        new = await self.create_online(
+        return await self.create_online(
             table.game.settings, players, public=bool(on["public"]), levels=levels
         )
-        return new.id
 
     def online_tables(self) -> list[Table]:
         """Live online tables (the lobby lists the public ones in play)."""
