@@ -46,6 +46,8 @@ export const S = {
   validation: null,
   validationFor: null,
   notice: "",             // suggestion / hint text shown in the plan bar
+  suggested: false,       // the notice is a suggestion's reason (shown with its label and note)
+  softSelection: false,   // the selection is a suggested discard: a tap elsewhere replaces it
   confirmTake: false,
   screen: "start",
   peek: false,            // the end-of-hand scores are hidden to look at the table
