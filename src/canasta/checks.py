@@ -90,6 +90,7 @@ def _verify_draw_phase(st: HandState, action: Action, kind: str | None) -> None:
                 "pile_take_compulsory",
                 "R12",
                 "the stock is empty and the pile's top card fits your side's meld: you must take it",
+                details=_rank(FACE[st.pile[-1]]),
             )
     elif kind in ("meld", "discard", "ask"):
         raise IllegalAction("must_draw_first", "R4", "draw from the stock or take the pile first")
@@ -174,11 +175,14 @@ def _check_take(st: HandState, action: TakePile) -> None:
     pile = st.pile
     blocked = TOP_BLOCKS[pile[-1]] if pile else "pile_empty"  # Settings.pile_blocked, inline
     if blocked is not None:
-        raise IllegalAction(blocked, "R8", _BLOCKED[blocked])
+        raise IllegalAction(blocked, "R8", _BLOCKED[blocked], details={"card": card_str(pile[-1])} if pile else None)
     top = pile[-1]
     if len(st.hands[st.turn]) == 1 and len(pile) == 1:
         raise IllegalAction(
-            "one_card_cannot_take_one_card_pile", "R8", "with one card in hand you may not take a pile of one card"
+            "one_card_cannot_take_one_card_pile",
+            "R8",
+            "with one card in hand you may not take a pile of one card",
+            details={"cards_held": 1, "pile_size": 1},
         )
     _check_groups(st, take_groups(st, action), top, None)
 
@@ -227,7 +231,10 @@ def _check_groups(st: HandState, groups: tuple[Group, ...], top: int | None, dis
         after += len(st.pile) - 1 - st.pile_red3
     if discard is not None and after != 1:
         raise IllegalAction(
-            "discard_only_with_last_card", "R10", "a discard may join a meld action only to go out with your last card"
+            "discard_only_with_last_card",
+            "R10",
+            "a discard may join a meld action only to go out with your last card",
+            details={"cards_left": after},
         )
     goes_out = discard is not None or after == 0
     if goes_out or after < 2 or black3_group or not st.nmelds[side] or st.turn_state.ask is not None:
@@ -313,10 +320,13 @@ def _check_group(
 def _card_cannot_meld(c: int, r: int) -> IllegalAction:
     f = FACE[c]
     if f == F_RED3:
-        return IllegalAction("red_three_cannot_meld", "R5", "red threes never go in a meld")
+        return IllegalAction("red_three_cannot_meld", "R5", "red threes never go in a meld", details={"card": card_str(c)})
     if f == F_BLACK3:
         return IllegalAction(
-            "black_three_cannot_meld", "R10", "black threes meld only as a meld of their own (3 or 4) when going out"
+            "black_three_cannot_meld",
+            "R10",
+            "black threes meld only as a meld of their own (3 or 4) when going out",
+            details={"card": card_str(c)},
         )
     return IllegalAction(
         "card_does_not_match_rank",
@@ -365,6 +375,18 @@ def _check_pile_group(st: HandState, side: int, m: TableMeld | None, r: int, han
             "a natural and a wild, or add it to your side's meld",
             details={"rank": FACE_TOKEN[r], "naturals": hand_nat, "wilds": wild},
         )
+
+
+def pile_group_refusal(st: HandState, naturals: int, wilds: int) -> IllegalAction | None:
+    """R8.2 alone: why a take whose top-card group holds ``naturals`` and ``wilds`` from the
+    hand cannot take the pile, or None (the group's own R5 checks are not made here)."""
+    side = st.side_of[st.turn]
+    r = FACE[st.pile[-1]]
+    try:
+        _check_pile_group(st, side, st.melds[side][r], r, naturals, wilds)
+    except IllegalAction as e:
+        return e
+    return None
 
 
 def _check_held(used: dict[int, int], hand: list[int]) -> None:
@@ -422,4 +444,9 @@ def _check_outcome(
         if goes_out:
             raise IllegalAction("partner_said_no", "R11", "your partner said no: you may not go out this turn")
         if after < 2:
-            raise IllegalAction("must_keep_two_cards_after_no", "R11", "after a 'no' you must keep at least two cards")
+            raise IllegalAction(
+                "must_keep_two_cards_after_no",
+                "R11",
+                "after a 'no' you must keep at least two cards",
+                details={"cards_left": after},
+            )

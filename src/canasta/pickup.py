@@ -11,7 +11,8 @@ from bisect import insort
 
 from .actions import Group, TakePile
 from .cards import F_DEUCE, F_JOKER, FACE, IS_WILD, MELD_FACES, VALUE
-from .checks import check
+from .checks import check, pile_group_refusal
+from .errors import IllegalAction
 from .going_out import meld_all, wilds_of
 from .hand import HandState
 from .rules import TOP_BLOCKS, Settings
@@ -173,6 +174,41 @@ def plan_pile_pickup(state: HandState) -> TakePile | None:
         return None
     takes = take_options(state)
     return takes[0] if takes else None
+
+
+def take_refusal(state: HandState) -> IllegalAction | None:
+    """Why the player to act cannot take the pile now (R8, R6.3, R10.2), or None if they can.
+
+    The answer is the checker's own refusal of the most promising take, so it carries the
+    checker's code and numbers: the top card when it blocks the pile, the naturals of its rank
+    from the hand against the two a frozen pile needs, or, for an unopened side, the count of
+    the largest take the hand allows against the opening minimum.
+    """
+    if state.phase != "draw" or not _pile_takeable(state):
+        # the checker names what stops any take: the phase, the top card, one card on one
+        return check(state, TakePile(()))
+    if take_options(state):
+        return None
+    seat = state.turn
+    hand = state.hands[seat]
+    side = state.side_of[seat]
+    r = FACE[state.pile[-1]]
+    nat = tuple(c for c in hand if FACE[c] == r)
+    wilds = wilds_of(hand)
+    # R8 first: a take the hand cannot back with the top card's rank fails for that reason,
+    # whatever else it would break
+    unbacked = pile_group_refusal(state, len(nat), min(len(wilds), 1))
+    if unbacked is not None:
+        return unbacked
+    if not state.nmelds[side] and len(nat) >= 2:
+        plan = opening_groups(hand, list(state.fc[seat]), state.settings, r, 1)
+        groups = tuple(Group(r if i == 0 else rank_of(g), tuple(g)) for i, g in enumerate(plan))
+        attempt = TakePile(groups)
+    elif len(nat) == 1 and not state.is_frozen_for(side) and wilds:
+        attempt = TakePile((Group(r, (nat[0], wilds[0])),))
+    else:
+        attempt = TakePile((Group(r, nat),))
+    return check(state, attempt)
 
 
 def take_options(state: HandState) -> list[TakePile]:

@@ -110,6 +110,10 @@ class State(HandState):
         """A legal way for the player to act to take the pile now, or None (R8, R6.3)."""
         return pickup.plan_pile_pickup(self)
 
+    def take_refusal(self) -> IllegalAction | None:
+        """Why the player to act cannot take the pile now, with its numbers, or None (R8)."""
+        return pickup.take_refusal(self)
+
     @property
     def legal(self) -> LegalActions:
         """The legal actions, lazily: ``len()``, ``in`` and iteration (see :class:`LegalActions`)."""

@@ -213,33 +213,63 @@ def test_validate_answers_with_the_opening_minimum_numbers(sqlite_url: str) -> N
             assert same["version"] == msg["version"] and same["view"] == msg["view"]
 
 
-def test_suggestions_are_legal_or_say_so(sqlite_url: str) -> None:
+def test_r15_every_decision_gets_a_legal_suggestion_with_a_reason(sqlite_url: str) -> None:
+    """Draw or take, melds, discards: each decision has a suggestion, legal, with a reason code."""
     seen: Counter[str] = Counter()
     with client(sqlite_url) as c:
         tid = create_table(c, mode="computer", preset="two-player", seed=4)
         with c.websocket_connect(f"/ws/tables/{tid}") as ws:
             msg = receive_until(ws, my_turn)
-            for _ in range(12):
+            for _ in range(30):
                 if msg["view"]["phase"] == "over":
                     break
                 send(ws, type="suggest", version=msg["version"])
                 s = receive(ws)
-                assert s["type"] == "suggestion"
+                assert s["type"] == "suggestion" and s["action"] is not None, s
+                assert s["message"] != "no legal suggestion"
+                reason = s["reason"]
+                assert isinstance(reason["code"], str) and " " not in reason["code"]
+                json.dumps(reason)
                 seen[s["kind"]] += 1
-                if s["action"] is None:
-                    assert s["message"] == "no legal suggestion" and s["kind"] == "none"
+                phase = msg["view"]["phase"]
+                if phase == "draw":
+                    assert s["action"]["type"] in ("draw", "take")
+                    assert s["kind"] == ("draw" if s["action"]["type"] == "draw" else "pile_pickup")
                 else:
-                    assert s["kind"] in ("pile_pickup", "go_out", "meld")
-                    send(ws, type="validate", version=msg["version"], action=s["action"])
-                    assert receive(ws)["legal"] is True
-                    if msg["view"]["phase"] == "draw":
-                        assert s["action"]["type"] == "take"
-                if msg["view"]["phase"] == "draw":
-                    msg = draw(ws, msg)
-                    continue
-                msg = discard_and_wait(ws, msg)
-    assert sum(seen.values()) >= 12
+                    assert s["action"]["type"] in ("meld", "discard")
+                send(ws, type="validate", version=msg["version"], action=s["action"])
+                assert receive(ws)["legal"] is True
+                # play the suggestion: the next decision is this seat's again, or the next turn's
+                send(ws, type="action", version=msg["version"], action=s["action"])
+                msg = receive_until(ws, my_turn)
+    assert seen["draw"] + seen["pile_pickup"] >= 3 and seen["discard"] >= 3, seen
 
+
+def test_a_validation_gives_the_cores_details_and_why_the_pile_cannot_be_taken(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        tid = create_table(c, mode="computer", preset="two-player", seed=4)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            msg = receive_until(ws, my_turn)
+            view = msg["view"]
+            assert view["phase"] == "draw"
+            top = view["pile"]["top"]
+            bare = {"type": "take", "groups": [{"rank": top[0], "cards": []}]}
+            send(ws, type="validate", version=msg["version"], action=bare)
+            answer = receive(ws)
+            assert answer["type"] == "validation" and answer["legal"] is False
+            assert isinstance(answer["details"], dict)
+            can_take = any(a["type"] == "take" for a in view["legal"])
+            if can_take:
+                assert answer["take"] is None
+            else:
+                why = answer["take"]
+                assert why["code"] and why["section"] in ("R6", "R8", "R10") and why["message"]
+                if why["code"] == "pile_frozen_needs_natural_pair":
+                    mine = sum(1 for card in view["hand"] if card[0] == top[0])
+                    assert why["details"]["naturals"] == mine and why["details"]["needed"] == 2
+            send(ws, type="validate", version=msg["version"], action={"type": "draw"})
+            ok = receive(ws)
+            assert ok["legal"] is True and ok["details"] == {} and "take" not in ok
 
 def test_an_action_message_round_trips_through_json(sqlite_url: str) -> None:
     """Text-form actions from the core's notation are accepted too."""

@@ -349,10 +349,14 @@ class Policy:
 
     def wants_out(self, st: State, go: Action) -> bool:
         """Does going out now pay for the side (compared with playing on)?"""
+        return self.wants_out_why(st, go)[0]
+
+    def wants_out_why(self, st: State, go: Action) -> tuple[bool, str, dict[str, int]]:
+        """:meth:`wants_out` with the rule of thumb that decided it: (go out, code, numbers)."""
         seat = st.turn
         side = st.side_of[seat]
         if len(st.stock) < 10:
-            return True
+            return True, "stock_low", {"stock": len(st.stock)}
         mine = float(ev.side_table_score(st, side) + 100)
         # cards melded by the going-out action
         if isinstance(go, Meld):
@@ -365,22 +369,30 @@ class Policy:
             best_opp = max(best_opp, theirs)
         lead = mine - best_opp
         if lead >= -50:
-            return True
+            return True, "ahead", {"lead": round(lead)}
         # behind: playing on only pays when the side can still catch up and has time
         pot = ev.side_potential(st, side)
         opp_pot = max((ev.side_potential(st, o) for o in opp_sides), default=0.0)
         if ev.threat(st, seat) >= 0.4:
-            return True
-        return lead + pot - opp_pot < -150
+            return True, "threat", {"lead": round(lead)}
+        if lead + pot - opp_pot < -150:
+            return True, "cannot_catch_up", {"lead": round(lead)}
+        return False, "play_on", {"lead": round(lead)}
 
     def answer(self, st: State) -> bool:
         """The partner's answer to "May I go out?": yes unless holding back pays."""
+        return self.answer_why(st)[0]
+
+    def answer_why(self, st: State) -> tuple[bool, str, dict[str, int]]:
+        """:meth:`answer` with the rule of thumb that decided it: (yes, code, numbers)."""
         if not self.style.judge_going_out:
-            return True
+            return True, "always", {}
         me = st.turn
         pen = ev.hand_penalty(st, me)
-        if pen <= 60 or len(st.stock) < 12:
-            return True
+        if pen <= 60:
+            return True, "low_penalty", {"points": pen}
+        if len(st.stock) < 12:
+            return True, "stock_low", {"stock": len(st.stock)}
         side = st.side_of[me]
         # The score: when ending the hand now wins the match, say yes whatever the hand holds;
         # when the opponents are close to going out themselves, cash in now.
@@ -394,13 +406,15 @@ class Policy:
                 for o in ev.opponents(st, me)
             )
             if ours >= target and ours > theirs and opp_sides:
-                return True
+                return True, "wins_match", {"score": int(ours), "target": target}
         if ev.threat(st, me) >= 0.4:
-            return True
+            return True, "threat", {}
         # many cards that could still become melds: ask to play on
         fc = st.fc[me]
         meldable = sum(fc[f] for f in range(len(fc)) if fc[f] >= 2 or (st.melds[side][f] is not None and fc[f]))
-        return meldable < 4 and pen <= 120
+        if meldable < 4 and pen <= 120:
+            return True, "few_melds", {"points": pen, "meldable": meldable}
+        return False, "play_on", {"points": pen, "meldable": meldable}
 
 
 AVG_OWN = ev.AVG_CARD

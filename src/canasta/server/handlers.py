@@ -11,6 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, Meld, action_to_json, action_to_text
+from ..bots.explain import advise, suggestion_kind
 from ..cards import card_str
 from ..errors import IllegalAction
 from ..fairness import FairGame, game_from_record
@@ -85,21 +86,26 @@ class Handlers:
             if stated_count is not None:
                 count = stated_count
             minimum = stated if stated is not None else minimum
-        conn.send(
-            self._replying(conn, {
-                "type": "validation",
-                "version": self.version,
-                "action": action_to_json(action),
-                "legal": error is None,
-                "code": None if error is None else error.code,
-                "section": None if error is None else error.section,
-                "message": "legal" if error is None else error.message,
-                "count": count,
-                "minimum": minimum,
-                # R10.1: the discard that, sent with this meld, goes out (the client holds no rule)
-                "finishing": _finishing(st, action),
-            })
-        )
+        reply: dict[str, Any] = {
+            "type": "validation",
+            "version": self.version,
+            "action": action_to_json(action),
+            "legal": error is None,
+            "code": None if error is None else error.code,
+            "section": None if error is None else error.section,
+            "message": "legal" if error is None else error.message,
+            "details": {} if error is None else dict(error.details),
+            "count": count,
+            "minimum": minimum,
+            # R10.1: the discard that, sent with these melds, goes out (the client holds no rule)
+            "finishing": _finishing(st, action),
+        }
+        if action.kind == "take":
+            # why no take at all is possible (None when one is): the words for a tap on a
+            # pile that cannot be taken, whatever was staged
+            refusal = st.take_refusal()
+            reply["take"] = None if refusal is None else refusal.to_json()
+        conn.send(self._replying(conn, reply))
 
     async def _on_suggest(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_version(msg)
@@ -113,26 +119,22 @@ class Handlers:
         conn.send(self._replying(conn, dict(self._suggestion[1])))
 
     def _suggest_now(self) -> dict[str, Any]:
+        """The computer's judgement (Normal, from the seat's view only) with its reason."""
         st = self.game.state
-        action: Action | None = None
-        kind = "none"
-        if st.phase == "draw":
-            action = st.plan_pile_pickup()
-            kind = "pile_pickup"
-        elif st.phase == "play":
-            action = st.can_go_out()
-            kind = "go_out"
-            if action is None:
-                action = next((a for a in st.legal_actions() if isinstance(a, Meld)), None)
-                kind = "meld"
-        if action is None:
-            kind = "none"
+        if st.phase == "over":
+            return {
+                "type": "suggestion", "version": self.version, "kind": "none", "action": None,
+                "message": "no legal suggestion", "reason": None,
+            }
+        advice = advise(st.view(st.turn))
+        action = advice.action
         return {
             "type": "suggestion",
             "version": self.version,
-            "kind": kind,
-            "action": None if action is None else action_to_json(action),
-            "message": "no legal suggestion" if action is None else action_to_text(action),
+            "kind": suggestion_kind(advice),
+            "action": action_to_json(action),
+            "message": action_to_text(action),
+            "reason": advice.reason.to_json(),
         }
 
     async def _on_undo(self, conn: Conn, msg: dict[str, Any]) -> None:
@@ -218,7 +220,7 @@ class Handlers:
 
 def _finishing(st: State, action: Action) -> str | None:
     """The card whose discard completes ``action`` into going out, in notation, or None."""
-    if not isinstance(action, Meld) or action.discard is not None:
+    if not isinstance(action, Meld):
         return None
-    card = st.finishing_discard(action)
+    card = st.finishing_discard(action._replace(discard=None))
     return None if card is None else card_str(card)

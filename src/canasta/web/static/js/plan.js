@@ -3,30 +3,49 @@
 import { S, savePrefs } from "./store.js";
 import { t } from "./i18n.js";
 import { setSound, play } from "./sound.js";
-import { mySeat, planAction, selectionTargets, targetsOf, plannedIdx, canAct } from "./table.js";
+import { errorText, mySeat, planAction, selectionTargets, targetsOf, plannedIdx, canAct, goOutDiscardIdx, planRefused } from "./table.js";
+import { reasonText } from "./reasons.js";
 import { rankOf } from "./cards.js";
 import { isOnline } from "./online.js";
 import { redraw, toast, focusAfterAction, noteStaged, openOverlay } from "./screen.js";
 import { request, sendAction, validatePlan, version, discardAfter, onReply } from "./session.js";
+
+/** Nothing staged and no way to take the pile: ask the server why (a validation of the bare
+ * take answers ``take``, the core's reason with its numbers), and say it. */
+function whyNoTake() {
+  const v = S.view;
+  const top = v.pile.top;
+  request("why_take", { type: "validate", version: version(), action: { type: "take", groups: top ? [{ rank: rankOf(top), cards: [] }] : [] } });
+}
+onReply("why_take", (msg) => {
+  const why = msg.take || (msg.legal ? null : msg);
+  toast(why ? t("errors.no_take_because", { why: errorText(why) }) : t("errors.no_take"), "bad");
+});
 
 export function clearPlan() {
   S.selection.clear();
   S.plan = [];
   S.validation = null;
   S.notice = "";
+  S.suggested = false;
+  S.softSelection = false;
   S.confirmTake = false;
 }
 
-/** Stage a suggested (or listed) action as the plan, with a line saying what it is. */
+/** Stage a suggested (or listed) action as the plan, with a line saying what it is and why
+ * (a suggestion's reason comes from the server as a code with numbers: reasons.js words it). */
 export function showSuggestion(msg) {
   const a = msg.action;
+  S.suggested = false;
   if (!a) {
     S.notice = t("suggest.none");
     redraw();
     return;
   }
   S.selection.clear();
+  S.softSelection = false;
   S.plan = [];
+  S.validation = null;
   const hand = S.view.hand || [];
   const used = new Set();
   const take = (card) => {
@@ -34,11 +53,10 @@ export function showSuggestion(msg) {
     if (j >= 0) used.add(j);
     return j;
   };
-  if (a.type === "draw") S.notice = t("suggest.draw");
-  else if (a.type === "discard") {
+  if (a.type === "discard") {
+    // selected for a tap on the pile; a tap on another card picks that one instead
     const j = take(a.card);
-    if (j >= 0) S.selection.add(j);
-    S.notice = t("suggest.discard");
+    if (j >= 0) { S.selection.add(j); S.softSelection = true; }
   } else if (a.type === "take" || a.type === "meld") {
     for (const g of a.groups || []) {
       const idx = g.cards.map(take).filter((j) => j >= 0);
@@ -48,27 +66,30 @@ export function showSuggestion(msg) {
       const j = take(a.discard);
       if (j >= 0) S.selection.add(j);
     }
-    S.notice = a.type === "take" ? t("suggest.take") : a.discard ? t("suggest.go_out") : t("suggest.meld");
     validatePlan();
-  } else if (a.type === "decline") S.notice = t("suggest.decline");
+  }
+  if (msg.reason) {
+    S.notice = reasonText(msg.reason, a);
+    S.suggested = true;
+  } else if (a.type === "draw") S.notice = t("suggest.draw");
+  else if (a.type === "discard") S.notice = t("suggest.discard");
+  else if (a.type === "take") S.notice = t("suggest.take");
+  else if (a.type === "meld") S.notice = a.discard ? t("suggest.go_out") : t("suggest.meld");
+  else if (a.type === "decline") S.notice = t("suggest.decline");
   else S.notice = t("suggest.other");
   redraw();
 }
 onReply("suggestion", showSuggestion);
 
-/** Does discarding hand card ``i`` together with the staged melds go out? The server's live
- * validation of the plan says which discard would (R10.1). */
-function finishes(i) {
-  const val = S.validation;
-  return !!(val && val.legal && val.finishing && S.validationFor === JSON.stringify(planAction())
-    && S.view.hand[i] === val.finishing && !plannedIdx().has(i));
-}
-
 export const actions = {
   toggle(i) {
     if (plannedIdx().has(i)) return;
+    if (S.softSelection && !S.selection.has(i)) S.selection.clear();
+    S.softSelection = false;
     if (S.selection.has(i)) S.selection.delete(i); else S.selection.add(i);
     S.notice = "";
+    S.suggested = false;
+    if (S.plan.length) validatePlan();
     redraw();
   },
   stage(rank) {
@@ -109,7 +130,7 @@ export const actions = {
     if (!S.plan.length) {
       // Nothing staged: show the server's first listed way to take the pile, to confirm.
       const legal = (v.legal || []).find((a) => a.type === "take");
-      if (!legal) { toast(t("errors.no_take"), "bad"); return; }
+      if (!legal) { whyNoTake(); return; }
       const onlyTop = legal.groups.length === 1 && legal.groups[0].cards.length === 0;
       if (!onlyTop) {
         showSuggestion({ action: legal });
@@ -119,10 +140,9 @@ export const actions = {
         return;
       }
     }
-    const action = planAction();
-    clearPlan();
+    // The plan stays staged until the server accepts it: a refusal leaves it to be fixed.
     focusAfterAction("fresh");
-    sendAction(action);
+    sendAction(planAction());
   },
   pileTap() {
     const v = S.view;
@@ -132,42 +152,35 @@ export const actions = {
   },
   meld() {
     const v = S.view;
-    if (!v || v.phase !== "play" || !S.plan.length) return;
-    // A single selected card outside the plan that the server says finishes the hand is the
-    // going-out discard, sent together with the melds.
-    const free = [...S.selection].filter((i) => !plannedIdx().has(i));
-    const discardIdx = free.length === 1 && finishes(free[0]) ? free[0] : null;
-    const action = planAction(discardIdx);
-    clearPlan();
+    if (!v || v.phase !== "play" || !S.plan.length || planRefused()) return;
+    // A single selected card outside the plan is the going-out discard, sent together.
     focusAfterAction("hand");
-    sendAction(action);
+    sendAction(planAction(goOutDiscardIdx()));
   },
   discard() {
     const v = S.view;
     if (!v || v.phase !== "play" || v.turn !== mySeat()) return;
     const sel = [...S.selection];
     if (sel.length !== 1) { toast(t("plan.select_one"), ""); return; }
-    focusAfterAction("hand");
     if (S.plan.length) {
-      if (finishes(sel[0])) {
-        // The last card: melds and discard go together (going out).
-        const action = planAction(sel[0]);
-        clearPlan();
-        sendAction(action);
+      const out = goOutDiscardIdx();
+      if (out != null) {
+        // The last card: melds and discard go together (going out), once the plan is legal.
+        if (planRefused()) return;
+        focusAfterAction("hand");
+        sendAction(planAction(out));
       } else {
         // Meld the plan, then discard the selected card once the meld is on the table.
+        focusAfterAction("hand");
         discardAfter(v.hand[sel[0]]);
-        const action = planAction();
-        clearPlan();
-        sendAction(action);
+        sendAction(planAction());
       }
     } else {
-      const card = v.hand[sel[0]];
-      clearPlan();
-      sendAction({ type: "discard", card });
+      focusAfterAction("hand");
+      sendAction({ type: "discard", card: v.hand[sel[0]] });
     }
   },
-  send(action) { clearPlan(); sendAction(action); },
+  send(action) { sendAction(action); },
   chat() { openOverlay("chat"); },
   leaveMatch() { openOverlay("leave"); },
   suggest() {

@@ -150,6 +150,21 @@ export function toast(text, kind = "") {
   const el = $("#toast");
   el.textContent = text;
   el.className = "toast show " + kind;
+  keepClearOfActions(el);
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { el.className = "toast"; }, 3200);
+}
+
+/** A toast never covers the table's action buttons: it reads under the header (app.css), and
+ * moves below or above the buttons where, scrolled, they would be under it. */
+function keepClearOfActions(el) {
+  el.style.top = "";
+  const row = S.screen === "table" ? document.querySelector("#table .buttons") : null;
+  if (!row) return;
+  const b = row.getBoundingClientRect();
+  const top = el.offsetTop;  // where it comes to rest (offsets ignore the sliding transform)
+  const height = el.offsetHeight;
+  if (top + height <= b.top || top >= b.bottom) return;
+  if (b.bottom + 8 + height <= window.innerHeight) el.style.top = `${b.bottom + 8}px`;
+  else if (b.top - 8 - height >= 0) el.style.top = `${b.top - 8 - height}px`;
 }

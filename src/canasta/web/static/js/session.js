@@ -4,7 +4,7 @@ import { S, rememberTable } from "./store.js";
 import { t } from "./i18n.js";
 import { TableSocket } from "./net.js";
 import { play } from "./sound.js";
-import { mySeat, planAction, remapIndexes, errorText, moveSentence, seatName } from "./table.js";
+import { mySeat, planAction, planGroups, goOutDiscardIdx, remapIndexes, errorText, moveSentence, seatName } from "./table.js";
 import { animateEvent } from "./animate.js";
 import { closeOverlay, overlayKind } from "./overlays.js";
 import { announce } from "./focus.js";
@@ -14,7 +14,8 @@ import { show, redraw, toast, tableOverlays, dropFocusRequest } from "./screen.j
 /** Computer move speeds: [animation ms, the server's move delay ms]. */
 export const SPEEDS = { off: [0, 150], fast: [220, 350], normal: [420, 800], slow: [750, 1500] };
 
-// Who listens to what the plan module handles itself (the suggestion reply).
+// Who listens to the replies the plan module handles itself (the suggestion; why the pile
+// cannot be taken), by the kind of request they answer.
 const listeners = { suggestion: () => {} };
 export function onReply(kind, fn) { listeners[kind] = fn; }
 
@@ -91,7 +92,8 @@ export function validatePlan() {
     return;
   }
   validateTimer = setTimeout(() => {
-    const action = planAction();
+    if (!S.plan.length || !S.view) return;
+    const action = planAction(goOutDiscardIdx());
     S.validationFor = JSON.stringify(action);
     request("validate", { type: "validate", version: version(), action });
   }, 60);
@@ -105,9 +107,14 @@ function onMessage(msg) {
     if (line) { announce(line); play("tick"); if (S.screen === "table" && !overlayKind()) redraw(); }
   }
   else if (msg.type === "validation") {
-    replyTo(msg);
-    if (S.validationFor !== JSON.stringify(planAction())) return;
+    const about = replyTo(msg);
+    if (about !== "validate" && listeners[about]) { listeners[about](msg); return; }
+    if (!S.plan.length || S.validationFor !== JSON.stringify(planAction(goOutDiscardIdx()))) return;
     S.validation = msg;
+    // Which discard would finish these melds (R10.1) is the server's word; once it names the
+    // selected card, the plan is checked again with that discard sent along.
+    S.finishing = msg.finishing ? { groups: JSON.stringify(planGroups()), card: msg.finishing } : null;
+    if (JSON.stringify(planAction(goOutDiscardIdx())) !== S.validationFor) validatePlan();
     redraw();
   } else if (msg.type === "suggestion") { replyTo(msg); listeners.suggestion(msg); }
   else if (msg.type === "error") onError(msg);
@@ -115,10 +122,10 @@ function onMessage(msg) {
 
 function onError(msg) {
   const about = replyTo(msg);
-  if (about === "validate" || about === "suggest") {
+  if (about === "validate" || about === "suggest" || about === "why_take") {
     // The table moved on (a new state follows) or the plan cannot even be checked.
     if (msg.code !== "stale_version" && about === "validate" && S.plan.length) {
-      S.validation = { legal: false, code: msg.code, message: msg.message, count: msg.count, minimum: msg.minimum };
+      S.validation = { legal: false, code: msg.code, message: msg.message, details: msg.details, count: msg.count, minimum: msg.minimum };
       redraw();
     }
     return;
@@ -142,6 +149,12 @@ function onError(msg) {
   dropFocusRequest();  // the action was refused: focus stays where it is
   play("error");
   toast(errorText(msg), "bad");
+  if (about === "action" && S.plan.length) {
+    // The plan stays staged, to be fixed: the live check says what is wrong with it.
+    S.confirmTake = false;
+    validatePlan();
+    if (S.screen === "table") redraw();
+  }
 }
 
 // ---- a new state -------------------------------------------------------------------------
@@ -149,6 +162,16 @@ function onError(msg) {
 let followRematch = null;
 
 function onState(msg) {
+  const about = replyTo(msg);
+  if (about === "action") {
+    // The player's own action was accepted: its plan and selection are done with.
+    S.selection.clear();
+    S.softSelection = false;
+    S.plan = [];
+    S.notice = "";
+    S.suggested = false;
+    S.confirmTake = false;
+  }
   const old = S.view;
   const oldVersion = S.msg ? S.msg.version : -1;
   S.msg = msg;
@@ -171,7 +194,7 @@ function onState(msg) {
   keepPlan(old, v);
   S.view = v;
   if (v.phase !== "over") S.peek = false;
-  if (v.phase !== (old && old.phase) || v.turn !== (old && old.turn)) { S.notice = ""; S.confirmTake = false; }
+  if (v.phase !== (old && old.phase) || v.turn !== (old && old.turn)) { S.notice = ""; S.suggested = false; S.confirmTake = false; }
   if (old && old.hand_number !== v.hand_number) play("deal");
   else if (!old) play("deal");
   S.validation = null;

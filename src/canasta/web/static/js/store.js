@@ -45,7 +45,10 @@ export const S = {
   plan: [],               // [{rank, idx: [indexes into view.hand]}]
   validation: null,
   validationFor: null,
+  finishing: null,     // {groups, card}: the discard the server says finishes the staged melds
   notice: "",             // suggestion / hint text shown in the plan bar
+  suggested: false,       // the notice is a suggestion's reason (shown with its label and note)
+  softSelection: false,   // the selection is a suggested discard: a tap elsewhere replaces it
   confirmTake: false,
   screen: "start",
   peek: false,            // the end-of-hand scores are hidden to look at the table

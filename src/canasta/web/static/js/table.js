@@ -5,6 +5,7 @@ import { t } from "./i18n.js";
 import { isOnline, onlineName, seatMarks, countdown, autoBanner, watchLine } from "./online.js";
 import { cardEl, backEl, sortCards, rankOf, rankLabel, meldRanks, cardName, cardShort, cardLabel, cardList } from "./cards.js";
 import { h, $ } from "./dom.js";
+import { refusalText } from "./reasons.js";
 
 
 // ---- who is who -------------------------------------------------------------------------
@@ -91,6 +92,21 @@ export function planAction(discardIdx = null) {
   if (discardIdx != null) a.discard = v.hand[discardIdx];
   return a;
 }
+
+/** The hand index of the going-out discard: the one selected card outside the plan that the
+ * server's live validation names as finishing the staged melds (R10.1; melds and that
+ * discard then go as one action), else null. */
+export function goOutDiscardIdx() {
+  const v = S.view;
+  if (!v || v.phase !== "play" || !S.plan.length || !v.hand || !S.finishing) return null;
+  const planned = plannedIdx();
+  const free = [...S.selection].filter((i) => !planned.has(i));
+  if (free.length !== 1 || S.finishing.groups !== JSON.stringify(planGroups())) return null;
+  return v.hand[free[0]] === S.finishing.card ? free[0] : null;
+}
+
+/** Does the server's live validation say the staged plan is illegal? */
+export function planRefused() { return !!(S.plan.length && S.validation && S.validation.legal === false); }
 
 /** Ranks the current selection can be staged on: those every selected card may go to (the
  * view lists each hand card's, R5.1), in the table's order. */
@@ -487,23 +503,23 @@ function planBar(actions, mySide, myTeam) {
     msg.id = "validation";
     info.append(msg);
   }
-  if (S.notice) info.append(h("span", "notice", S.notice));
+  if (S.notice) {
+    const notice = h("span", { class: "notice", id: "notice" });
+    if (S.suggested) {
+      // a suggestion is the computer's judgement: said once, with the suggestion
+      notice.append(h("b", "suggest-label", t("suggest.label")), " ",
+        h("span", { id: "suggest-reason" }, S.notice), " ",
+        h("small", { class: "suggest-note", id: "suggest-note" }, t("suggest.note")));
+    } else notice.append(S.notice);
+    info.append(notice);
+  }
   if (info.childNodes.length) bar.append(info);
   if (!bar.childNodes.length) bar.classList.add("idle");
   return bar;
 }
 
-export function errorText(err) {
-  const key = `errors.${err.code}`;
-  const params = {};
-  if (err.count != null) params.count = err.count;
-  if (err.minimum != null) params.minimum = err.minimum;
-  const s = t(key, params);
-  if (s !== key && !(s.includes("{count}") || s.includes("{minimum}"))) return s;
-  // A code we have no words for: English keeps the server's sentence, others a generic line.
-  if (t("lang.code") === "en" && err.message) return err.message;
-  return t("errors.generic");
-}
+/** A refusal in words, with its numbers (see reasons.js). */
+export function errorText(err) { return refusalText(err); }
 
 function targetRow(actions, mySide) {
   const v = S.view;
@@ -611,8 +627,18 @@ function buttonRow(actions) {
   const sel = S.selection.size;
   row.append(btn("btn-draw", t("actions.draw"), "D", actions.draw, canAct("draw"), "primary"));
   row.append(btn("btn-take", t("actions.take"), "T", actions.take, mine && draw && (canAct("take") || S.plan.length > 0)));
-  row.append(btn("btn-meld", t("actions.meld"), "F", actions.meld, mine && play && S.plan.length > 0, "primary"));
-  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1));
+  // While the server says the staged plan is illegal, Meld (and the discard that would go out
+  // with it) waits for the plan to be fixed; the reason stands next to it.
+  const refused = planRefused();
+  const meld = btn("btn-meld", t("actions.meld"), "F", actions.meld, mine && play && S.plan.length > 0 && !refused, "primary");
+  row.append(meld);
+  if (refused && mine && play) {
+    const why = h("span", { class: "why bad", id: "meld-why" }, errorText(S.validation));
+    meld.setAttribute("aria-describedby", "meld-why");
+    row.append(why);
+  }
+  const goesOut = goOutDiscardIdx() != null;
+  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1 && !(goesOut && refused)));
   row.append(btn("btn-cancel", t("actions.cancel"), "Esc", actions.cancel, sel > 0 || S.plan.length > 0));
   for (const a of v.legal || []) {
     if (!mine) break;
