@@ -323,7 +323,7 @@ def install(
 
     rater = ratings.Ratings(store)
     tables.match_over_listeners.append(rater.match_over)
-    lobby.pick_group = rater.pick_group
+    lobby.pick_groups = rater.pick_groups
 
     def address(request: Request) -> str:
         return client_address(request.scope)

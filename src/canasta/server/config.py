@@ -91,6 +91,10 @@ class ServerConfig:
     online_bot_delay_ms: int = 900
     #: seconds a quick-match entry waits for its browser to come back (a reload, a restart)
     queue_grace_seconds: float = 30.0
+    #: quick match's pairing window: a group whose ratings are far apart waits up to this
+    #: many seconds for nearer players (the accepted spread widens meanwhile; close groups
+    #: start at once); 0: every full group starts at once
+    pairing_seconds: float = 4.0
     #: private rooms: how long one lives without being started, and how many exist at once
     room_seconds: float = 1800.0
     rooms: int = 2000
