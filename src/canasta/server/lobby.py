@@ -393,6 +393,24 @@ class Lobby:
                 self._send(e.account, {"type": "match", "table": table.id})
             self._mark_live()
 
+    async def forget(self, account: str) -> None:
+        """An account is deleted: its queue entry, its room seat (its room, if it hosts one)
+        and its name go, so no match is made with its name afterwards."""
+        async with self.lock:
+            if account in self.queue:
+                await self._drop_entries([account])
+            room = self._room_of(account)
+            if room is not None:
+                if room.host == account:
+                    await self._close_room(room, "host_left")
+                else:
+                    seat = room.seat_of(account)
+                    assert seat is not None
+                    room.seats[seat] = None
+                    await self._save_room(room)
+                    self._room_changed(room)
+            self.names.pop(account, None)
+
     def _start_grace(self, account: str) -> None:
         old = self._grace.pop(account, None)
         if old is not None:
