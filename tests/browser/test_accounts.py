@@ -215,3 +215,71 @@ def test_without_smtp_the_page_says_recovery_is_unavailable(browser, server) -> 
     page.wait_for_selector("#recovery-unavailable")
     assert "unavailable" in page.text_content("#recovery-unavailable")
     context.close()
+
+
+def test_the_coin_history_lists_every_change_in_english_and_japanese(browser, server) -> None:
+    context, page = _page(browser, server)
+    assert page_api(page, "POST", "/api/shop/checkin", {})["award"] == 50
+    assert page_api(page, "POST", "/api/shop/buy", {"item": "back:navy"})["coins"] == 0
+    page.click("#btn-account")
+    page.wait_for_selector("#overlay[data-kind=account] #btn-shop")
+    page.click("#btn-shop")
+    page.wait_for_selector("#btn-ledger")
+    page.click("#btn-ledger")
+    page.wait_for_selector("#overlay[data-kind=ledger] #ledger")
+    heads = [h.strip() for h in page.locator("#ledger th").all_text_contents()]
+    assert heads == ["Date", "Change", "Reason", "Balance"]
+    rows = [[c.strip() for c in r.locator("td").all_text_contents()] for r in page.locator("#ledger tbody tr").all()]
+    assert [r[1:] for r in rows] == [
+        ["-50", "Bought the card back “Navy stripes”", "0"],
+        ["+50", "Daily check-in", "50"],
+    ]
+    assert all(r[0] for r in rows)  # a date on each
+    assert page.locator("#ledger tbody time").first.get_attribute("datetime")
+    page.click("#btn-ledger-back")
+    page.wait_for_selector("#overlay[data-kind=shop] #btn-ledger")
+    # the same history in Japanese, from another browser logged in to the account
+    email = f"l-{uuid.uuid4().hex[:10]}@example.test"
+    assert page_api(page, "POST", "/api/account/register", {"email": email, "password": PASSWORD})["account"]["kind"] == "registered"
+    context.close()
+    context, page = _page(browser, server, lang="ja")
+    page_api(page, "POST", "/api/account/login", {"email": email, "password": PASSWORD})
+    page.click("#btn-account")
+    page.wait_for_selector("#overlay[data-kind=account] #btn-shop")
+    page.click("#btn-shop")
+    page.click("#btn-ledger")
+    page.wait_for_selector("#overlay[data-kind=ledger] #ledger")
+    heads = [h.strip() for h in page.locator("#ledger th").all_text_contents()]
+    assert heads == ["日時", "増減", "内容", "残高"]
+    reasons = [r.locator("td").nth(2).text_content() for r in page.locator("#ledger tbody tr").all()]
+    assert reasons[1] == "デイリーチェックイン" and "購入" in reasons[0]
+    context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_axe_the_confirmation_and_coin_history_dialogs(browser, mail_server, lang) -> None:
+    from .test_accessibility import _require_axe, scan
+
+    _require_axe()
+    server, inbox = mail_server
+    email = f"a-{uuid.uuid4().hex[:10]}@example.test"
+    context, page = _page(browser, server, lang=lang)
+    bad: list[str] = []
+    _open_account(page)
+    page.fill("#reg-email", email)
+    page.fill("#reg-password", PASSWORD)
+    page.click("#form-register button[type=submit]")
+    page.wait_for_selector("#reg-pending")
+    bad += scan(page, "account-pending", lang, "desktop")
+    _confirm_link(page, server, inbox, email, 1)
+    bad += scan(page, "confirmed", lang, "desktop")
+    page_api(page, "POST", "/api/shop/checkin", {})
+    page_api(page, "POST", "/api/shop/buy", {"item": "back:navy"})
+    page.keyboard.press("Escape")
+    _open_account(page)
+    page.click("#btn-shop")
+    page.click("#btn-ledger")
+    page.wait_for_selector("#overlay[data-kind=ledger] #ledger")
+    bad += scan(page, "ledger", lang, "desktop")
+    context.close()
+    assert not bad, "\n".join(bad)
