@@ -148,6 +148,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         redis=args.redis,
         smtp_url=args.smtp,
         public_url=args.public_url,
+        registration_without_smtp=not args.no_registration_without_smtp,
     )
     return 0
 
@@ -185,8 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--forwarded-allow-ips", metavar="IPS", help="trust X-Forwarded-For/-Proto from these proxy addresses (comma-separated)")
     s.add_argument("--move-seconds", type=float, default=40.0, metavar="S", help="seconds for each decision at online tables before the server plays for the player (default: 40)")
     s.add_argument("--redis", metavar="URL", help="run as one of several nodes on one PostgreSQL database, with leases and messages over this Redis (redis://host:port/0)")
-    s.add_argument("--smtp", metavar="URL", help="send password-recovery email through this server: smtp://[user:pass@]host[:port], smtp+starttls://… or smtps://… (default: recovery is unavailable)")
+    s.add_argument("--smtp", metavar="URL", help="send recovery and confirmation email through this server: smtp://[user:pass@]host[:port], smtp+starttls://… or smtps://… (default: recovery is unavailable)")
     s.add_argument("--public-url", metavar="URL", help="the address players reach this server at, for links in email (default: the address of the request)")
+    s.add_argument("--no-registration-without-smtp", action="store_true", help="without --smtp, refuse registration (default: register at once, unconfirmed; see docs/protocol.md)")
     s.set_defaults(func=cmd_serve)
     a = sub.add_parser("admin", help="server administration: reported problems")
     asub = a.add_subparsers(dest="admin_command", metavar="WHAT", required=True)

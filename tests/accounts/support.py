@@ -28,6 +28,7 @@ ACCOUNT_CONFIG = dataclasses.replace(
     registrations_per_hour_per_address=10**6,
     recoveries_per_hour_per_address=10**6,
     recoveries_per_hour_per_email=10**6,
+    emails_per_hour_per_email=10**6,
     reports_per_hour=10**6,
 )
 
@@ -67,6 +68,19 @@ class Device(Browser):
         assert r.status_code == 200, r.text
         return r.json()["account"]  # type: ignore[no-any-return]
 
+    def register_confirmed(
+        self, email: str, inbox: Inbox, password: str = PASSWORD
+    ) -> dict[str, Any]:
+        """Register through the mailed link (a server with SMTP): the registered account."""
+        before = len(inbox.messages)
+        r = self.post("/api/account/register", {"email": email, "password": password})
+        assert r.status_code == 202, r.text
+        mail = inbox.wait(before + 1)[before]
+        assert mail["To"] == email.strip().lower()
+        r = self.post("/api/account/confirm", {"token": Inbox.token(mail, "confirm")})
+        assert r.status_code == 200, r.text
+        return r.json()["account"]  # type: ignore[no-any-return]
+
     def login(self, email: str, password: str = PASSWORD) -> Any:
         return self.post("/api/account/login", {"email": email, "password": password})
 
@@ -93,12 +107,21 @@ class Inbox:
         return self.messages
 
     @staticmethod
-    def token(message: Message) -> str:
+    def text(message: Message) -> str:
         body = message.get_payload(decode=True)
         assert isinstance(body, bytes)
-        found = re.search(r"#reset=([A-Za-z0-9_-]+)", body.decode())
+        return body.decode()
+
+    @staticmethod
+    def token(message: Message, link: str = "reset") -> str:
+        """The token of the message's ``#reset=`` (or ``#confirm=``) link."""
+        body = Inbox.text(message)
+        found = re.search(rf"#{link}=([A-Za-z0-9_-]+)", body)
         assert found, body
         return found.group(1)
+
+    def to(self, address: str) -> list[Message]:
+        return [m for m in self.messages if m["To"] == address]
 
 
 def _free_port() -> int:

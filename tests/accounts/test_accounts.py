@@ -169,6 +169,9 @@ def test_deleting_an_account_removes_personal_data_and_keeps_anonymised_matches(
         a, b = Device(c, "Alice Secret"), Device(c, "Bob")
         account = a.register(email)
         table_id = finish_quick_match(c, [a, b])
+        # the finished match is still in memory, with the player's name
+        assert c.app.state.tables.peek(table_id) is not None
+        assert "Alice Secret" in b.get(f"/api/tables/{table_id}").text
         assert code(a.request("DELETE", "/api/account", json={"confirm": True, "password": "nope"})) == "bad_credentials"
         assert code(a.request("DELETE", "/api/account", json={})) == "confirm_required"
         r = a.request("DELETE", "/api/account", json={"confirm": True, "password": PASSWORD})
@@ -176,6 +179,12 @@ def test_deleting_an_account_removes_personal_data_and_keeps_anonymised_matches(
         assert code(a.get("/api/account")) == "no_session"
         assert code(Device(c).login(email)) == "bad_credentials"
         assert code(b.get(f"/api/players/{account['id']}")) == "player_not_found"
+        # at once, not when memory is swept: the table reads back with the seat renamed
+        summary = b.get(f"/api/tables/{table_id}").text
+        assert "Alice Secret" not in summary and "Deleted player" in summary
+        ws = b.socket(f"/ws/tables/{table_id}")
+        state = b.until(ws, lambda m: m["type"] == "state")
+        assert "Alice Secret" not in str(state) and "Deleted player" in str(state)
 
         async def rows() -> tuple:
             async with c.app.state.store.sessions() as s:

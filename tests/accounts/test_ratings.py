@@ -7,7 +7,7 @@ import time
 
 from canasta.server.lobby import QueueEntry
 from canasta.server.models_accounts import RatingRow
-from canasta.server.ratings import closest_group, display
+from canasta.server.ratings import allowed_spread, closest_group, display, ready_groups
 
 from .support import Device, app_client, finish_quick_match, wait_for
 
@@ -24,6 +24,90 @@ def test_closest_group_keeps_the_oldest_and_takes_its_nearest_ratings() -> None:
     assert sorted(e.account for e in group) == ["mid", "near", "old"]
     # exactly n waiting: everyone, whatever the ratings
     assert len(closest_group(waiting[:2], 2, lambda e: r[e.account])) == 2
+
+
+def test_pairing_window_seats_close_ratings_at_once_and_far_ones_when_it_widens() -> None:
+    r = {"hi": 30.0, "lo": 0.0, "hi2": 30.5, "lo2": 1.0, "mid": 15.0}
+    rating = lambda e: r[e.account]  # noqa: E731
+    hi, lo = _entry("hi", 100.0), _entry("lo", 100.5)
+    # two far apart, just joined: neither accepts a spread of 30 yet
+    assert ready_groups([hi, lo], 2, rating, now=101.0, window=4.0) == []
+    # after the whole window the oldest plays with whoever is nearest
+    assert ready_groups([hi, lo], 2, rating, now=104.0, window=4.0) == [[lo, hi]]
+    # a near player arriving in time is seated with the far one's opposite at once, and the
+    # one left waiting does not hold them back
+    hi2 = _entry("hi2", 102.0)
+    assert ready_groups([hi, lo, hi2], 2, rating, now=102.0, window=4.0) == [[hi, hi2]]
+    lo2 = _entry("lo2", 102.5)
+    groups = ready_groups([hi, lo, hi2, lo2], 2, rating, now=102.5, window=4.0)
+    assert groups == [[hi, hi2], [lo, lo2]]
+    # the spread accepted widens with the waiting time: 15 apart plays after 6.5 s of a
+    # longer window, not before
+    mid = _entry("mid", 100.0)
+    assert ready_groups([mid, lo], 2, rating, now=106.0, window=60.0) == []
+    assert ready_groups([mid, lo], 2, rating, now=106.5, window=60.0) == [[lo, mid]]
+    assert allowed_spread(6.5, 60.0) == 15.0
+    # no window: every full group at once (the closest to the oldest first)
+    assert ready_groups([hi, lo, hi2], 2, rating, now=100.5, window=0.0) == [[hi, hi2]]
+
+
+def _seed_ratings(c, ratings: dict[str, float]) -> None:  # type: ignore[no-untyped-def]
+    async def seed() -> None:
+        async with c.app.state.store.sessions() as s, s.begin():
+            for account, ordinal in ratings.items():
+                s.add(RatingRow(account_id=account, kind="two-player", mu=ordinal + 6.0,
+                                sigma=2.0, ordinal=ordinal, played=5))
+
+    c.portal.call(seed)
+
+
+def test_quick_match_waits_in_its_pairing_window_for_a_closer_rating(db_url: str) -> None:
+    with app_client(db_url, pairing_seconds=60.0) as c:
+        hi, lo, hi2, lo2 = (Device(c, n) for n in ("Hi", "Lo", "Hi2", "Lo2"))
+        try:
+            lobby = c.app.state.lobby
+            _seed_ratings(c, {hi.account["id"]: 30.0, lo.account["id"]: 0.0,
+                              hi2.account["id"]: 30.5, lo2.account["id"]: 1.0})
+            for d in (hi, lo):
+                d.open_lobby()
+                d.send(d.lobby, type="queue_join", preset="two-player", target=2500)
+                d.lobby_until("queued")
+            time.sleep(0.5)  # ten lobby ticks: the two far apart keep waiting
+            assert {hi.account["id"], lo.account["id"]} <= set(lobby.queue)
+            hi2.open_lobby()
+            hi2.send(hi2.lobby, type="queue_join", preset="two-player", target=2500)
+            table_id = hi2.lobby_until("match")["table"]
+            assert hi.lobby_until("match")["table"] == table_id
+            accounts = c.app.state.tables.peek(table_id).options["online"]["accounts"]
+            assert sorted(accounts) == sorted([hi.account["id"], hi2.account["id"]])
+            assert lo.account["id"] in lobby.queue
+            lo2.open_lobby()
+            lo2.send(lo2.lobby, type="queue_join", preset="two-player", target=2500)
+            other = lo2.lobby_until("match")["table"]
+            assert lo.lobby_until("match")["table"] == other != table_id
+        finally:
+            for d in (hi, lo, hi2, lo2):
+                d.close()
+
+
+def test_quick_match_seats_far_ratings_together_when_the_window_ends(db_url: str) -> None:
+    with app_client(db_url, pairing_seconds=2.0) as c:
+        hi, lo = Device(c, "Hi"), Device(c, "Lo")
+        try:
+            lobby = c.app.state.lobby
+            _seed_ratings(c, {hi.account["id"]: 30.0, lo.account["id"]: 0.0})
+            for d in (hi, lo):
+                d.open_lobby()
+                d.send(d.lobby, type="queue_join", preset="two-player", target=2500)
+                d.lobby_until("queued")
+            started = time.monotonic()
+            assert {hi.account["id"], lo.account["id"]} <= set(lobby.queue)
+            table_id = lo.lobby_until("match")["table"]
+            assert hi.lobby_until("match")["table"] == table_id
+            assert time.monotonic() - started < 10
+        finally:
+            hi.close()
+            lo.close()
 
 
 def test_a_finished_quick_match_rates_its_players_once(db_url: str) -> None:
@@ -69,7 +153,8 @@ def test_a_finished_quick_match_rates_its_players_once(db_url: str) -> None:
 
 
 def test_quick_match_pairs_the_oldest_with_the_closest_rating(db_url: str) -> None:
-    with app_client(db_url) as c:
+    # a long pairing window: the two waiting (35 apart) do not accept each other yet
+    with app_client(db_url, pairing_seconds=60.0) as c:
         old, far, near = Device(c, "Old"), Device(c, "Far"), Device(c, "Near")
         try:
             store, lobby = c.app.state.store, c.app.state.lobby
@@ -83,7 +168,7 @@ def test_quick_match_pairs_the_oldest_with_the_closest_rating(db_url: str) -> No
                 now = time.time()
                 for i, dev in enumerate((old, far)):
                     entry = QueueEntry(dev.account["id"], dev.account["name"], "two-player",
-                                       2500, now - 60 + i)
+                                       2500, now - 5 + i)
                     lobby.queue[entry.account] = entry
 
             c.portal.call(seed)

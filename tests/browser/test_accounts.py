@@ -1,6 +1,8 @@
-"""Accounts in real Chromium: registration, login in a second browser with the same stats and
-coins, recovery through a local SMTP server (aiosmtpd), check-in and a purchase whose card
-back shows at a table, and a report sent from the table with its match record."""
+"""Accounts in real Chromium: registration confirmed by a link mailed through a local SMTP
+server (aiosmtpd), login in a second browser with the same stats and coins (and the second
+browser's guest stats added), recovery through the SMTP server, check-in and a purchase whose
+card back shows at a table, the coin history in English and Japanese, and a report sent from
+the table with its match record."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from canasta.server.db import Store
+from canasta.server.db import StatsDelta, Store
 from canasta.server.reports import list_reports
 from tests.accounts.support import Inbox, smtp_server
 
@@ -35,10 +37,10 @@ def mail_server(tmp_path: Path) -> Iterator[tuple[Server, Inbox]]:
             s.stop()
 
 
-def _page(browser, server: Server):
+def _page(browser, server: Server, lang: str = "en"):
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()
-    use_prefs(page)
+    use_prefs(page, lang=lang)
     page.goto(server.url)
     page.wait_for_function("() => document.body.classList.contains('ready')")
     return context, page
@@ -60,6 +62,21 @@ def _wait_registered(page, email: str) -> None:
         raise
 
 
+def _add_stats(db_url: str, *deltas: StatsDelta) -> None:
+    """Statistics as a finished match of these profiles would save them."""
+
+    async def write() -> None:
+        store = Store(db_url)
+        try:
+            async with store.sessions() as s, s.begin():
+                await store._apply_deltas(s, list(deltas))
+        finally:
+            await store.dispose()
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, write()).result(60)
+
+
 def _reports(db_url: str) -> list:
     async def read() -> list:
         store = Store(db_url)
@@ -72,14 +89,33 @@ def _reports(db_url: str) -> list:
         return pool.submit(asyncio.run, read()).result(60)
 
 
+def _confirm_link(page, server: Server, inbox: Inbox, email: str, count: int) -> None:
+    """Open the confirmation link mailed to ``email`` (the ``count``-th mail) in ``page``."""
+    mail = inbox.wait(count)[count - 1]
+    assert mail["To"] == email
+    token = Inbox.token(mail, "confirm")
+    page.goto(f"{server.url}#confirm={token}")
+    page.wait_for_selector("#overlay[data-kind=confirm] #confirm-result.good")
+    assert "confirm=" not in page.url  # the token leaves the address bar
+
+
 def test_register_buy_a_card_back_play_and_report_then_log_in_elsewhere(browser, mail_server) -> None:
-    server, _ = mail_server
+    server, inbox = mail_server
     email = f"b-{uuid.uuid4().hex[:10]}@example.test"
     first, page = _page(browser, server)
     _open_account(page)
     page.fill("#reg-email", email)
     page.fill("#reg-password", PASSWORD)
     page.click("#form-register button[type=submit]")
+    # "check your mail": nothing is registered until the link is opened
+    page.wait_for_selector(".acc-note.good")
+    assert email in page.text_content(".acc-note.good")
+    page.wait_for_selector("#reg-pending")
+    assert page_api(page, "GET", "/api/account")["account"]["kind"] == "guest"
+    _confirm_link(page, server, inbox, email, 1)
+    assert email in page.text_content("#confirm-result")
+    page.keyboard.press("Escape")
+    _open_account(page)
     _wait_registered(page, email)
     page.click("#btn-shop")
     page.wait_for_selector("#btn-checkin:not([disabled])")
@@ -110,9 +146,12 @@ def test_register_buy_a_card_back_play_and_report_then_log_in_elsewhere(browser,
     stats = page_api(page, "GET", "/api/stats")
     account = page_api(page, "GET", "/api/account")["account"]
 
-    # another browser (its own cookies and storage): a guest until it logs in
+    # another browser (its own cookies and storage): a guest until it logs in; what its
+    # guest played is added to the account
     second, other = _page(browser, server)
     assert other.evaluate("document.body.dataset.back") == "classic"
+    guest = page_api(other, "GET", "/api/account")["account"]["id"]
+    _add_stats(server.db_url, StatsDelta(guest, canastas=2, best_hand=700, finished=True, won=True))
     _open_account(other)
     other.fill("#login-email", email)
     other.fill("#login-password", "wrong password!")
@@ -123,7 +162,14 @@ def test_register_buy_a_card_back_play_and_report_then_log_in_elsewhere(browser,
     _wait_registered(other, email)
     other.wait_for_function("() => document.body.dataset.back === 'navy'")
     assert page_api(other, "GET", "/api/account")["account"]["id"] == account["id"]
-    assert page_api(other, "GET", "/api/stats") == stats
+    other.wait_for_selector("#acc-merged")
+    assert "1 match" in other.text_content("#acc-merged")
+    merged = page_api(other, "GET", "/api/stats")
+    assert merged == {**stats, "played": stats["played"] + 1, "won": stats["won"] + 1,
+                      "canastas": stats["canastas"] + 2,
+                      "best_hand": max(stats["best_hand"] or 0, 700),
+                      "best_streak": max(stats["best_streak"], 1)}
+    assert page_api(page, "GET", "/api/stats") == merged  # the same account on both
     assert other.text_content("#acc-coins").strip().endswith("0")
     other.click("#btn-profile")
     other.wait_for_selector("#profile-name")
@@ -138,7 +184,9 @@ def test_forgot_password_through_the_local_smtp_server(browser, mail_server) -> 
     email = f"r-{uuid.uuid4().hex[:10]}@example.test"
     first, page = _page(browser, server)
     page_api(page, "POST", "/api/account/register", {"email": email, "password": PASSWORD})
+    _confirm_link(page, server, inbox, email, 1)
     account = page_api(page, "GET", "/api/account")["account"]
+    assert account["kind"] == "registered"
     first.close()
     context, page = _page(browser, server)
     _open_account(page)
@@ -146,7 +194,7 @@ def test_forgot_password_through_the_local_smtp_server(browser, mail_server) -> 
     page.fill("#forgot-email", email)
     page.click("#form-forgot button[type=submit]")
     page.wait_for_selector(".acc-note.good")
-    (mail,) = inbox.wait(1)
+    mail = inbox.wait(2)[1]
     token = Inbox.token(mail)
     page.goto(f"{server.url}#reset={token}")
     page.wait_for_selector("#overlay[data-kind=reset] #reset-password")
@@ -167,3 +215,71 @@ def test_without_smtp_the_page_says_recovery_is_unavailable(browser, server) -> 
     page.wait_for_selector("#recovery-unavailable")
     assert "unavailable" in page.text_content("#recovery-unavailable")
     context.close()
+
+
+def test_the_coin_history_lists_every_change_in_english_and_japanese(browser, server) -> None:
+    context, page = _page(browser, server)
+    assert page_api(page, "POST", "/api/shop/checkin", {})["award"] == 50
+    assert page_api(page, "POST", "/api/shop/buy", {"item": "back:navy"})["coins"] == 0
+    page.click("#btn-account")
+    page.wait_for_selector("#overlay[data-kind=account] #btn-shop")
+    page.click("#btn-shop")
+    page.wait_for_selector("#btn-ledger")
+    page.click("#btn-ledger")
+    page.wait_for_selector("#overlay[data-kind=ledger] #ledger")
+    heads = [h.strip() for h in page.locator("#ledger th").all_text_contents()]
+    assert heads == ["Date", "Change", "Reason", "Balance"]
+    rows = [[c.strip() for c in r.locator("td").all_text_contents()] for r in page.locator("#ledger tbody tr").all()]
+    assert [r[1:] for r in rows] == [
+        ["-50", "Bought the card back “Navy stripes”", "0"],
+        ["+50", "Daily check-in", "50"],
+    ]
+    assert all(r[0] for r in rows)  # a date on each
+    assert page.locator("#ledger tbody time").first.get_attribute("datetime")
+    page.click("#btn-ledger-back")
+    page.wait_for_selector("#overlay[data-kind=shop] #btn-ledger")
+    # the same history in Japanese, from another browser logged in to the account
+    email = f"l-{uuid.uuid4().hex[:10]}@example.test"
+    assert page_api(page, "POST", "/api/account/register", {"email": email, "password": PASSWORD})["account"]["kind"] == "registered"
+    context.close()
+    context, page = _page(browser, server, lang="ja")
+    page_api(page, "POST", "/api/account/login", {"email": email, "password": PASSWORD})
+    page.click("#btn-account")
+    page.wait_for_selector("#overlay[data-kind=account] #btn-shop")
+    page.click("#btn-shop")
+    page.click("#btn-ledger")
+    page.wait_for_selector("#overlay[data-kind=ledger] #ledger")
+    heads = [h.strip() for h in page.locator("#ledger th").all_text_contents()]
+    assert heads == ["日時", "増減", "内容", "残高"]
+    reasons = [r.locator("td").nth(2).text_content() for r in page.locator("#ledger tbody tr").all()]
+    assert reasons[1] == "デイリーチェックイン" and "購入" in reasons[0]
+    context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_axe_the_confirmation_and_coin_history_dialogs(browser, mail_server, lang) -> None:
+    from .test_accessibility import _require_axe, scan
+
+    _require_axe()
+    server, inbox = mail_server
+    email = f"a-{uuid.uuid4().hex[:10]}@example.test"
+    context, page = _page(browser, server, lang=lang)
+    bad: list[str] = []
+    _open_account(page)
+    page.fill("#reg-email", email)
+    page.fill("#reg-password", PASSWORD)
+    page.click("#form-register button[type=submit]")
+    page.wait_for_selector("#reg-pending")
+    bad += scan(page, "account-pending", lang, "desktop")
+    _confirm_link(page, server, inbox, email, 1)
+    bad += scan(page, "confirmed", lang, "desktop")
+    page_api(page, "POST", "/api/shop/checkin", {})
+    page_api(page, "POST", "/api/shop/buy", {"item": "back:navy"})
+    page.keyboard.press("Escape")
+    _open_account(page)
+    page.click("#btn-shop")
+    page.click("#btn-ledger")
+    page.wait_for_selector("#overlay[data-kind=ledger] #ledger")
+    bad += scan(page, "ledger", lang, "desktop")
+    context.close()
+    assert not bad, "\n".join(bad)

@@ -30,6 +30,7 @@ def run(
     redis: str | None = None,
     smtp_url: str | None = None,
     public_url: str | None = None,
+    registration_without_smtp: bool = True,
 ) -> None:
     """Serve the web app with uvicorn and print its URL.
 
@@ -55,6 +56,7 @@ def run(
         single_node=redis is None,
         smtp_url=smtp_url,
         public_url=public_url,
+        registration_without_smtp=registration_without_smtp,
     )
     if access_log:
         handler = logging.StreamHandler(sys.stderr)

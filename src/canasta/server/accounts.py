@@ -5,7 +5,10 @@ A guest account (``POST /api/session``) becomes registered with an email and a p
 password is hashed with Argon2id (``argon2-cffi``). Logging in makes a new session for the
 registered account in this browser: the same statistics, ratings, coins and cosmetics on every
 device. No answer says whether an email is registered: a failed login is ``bad_credentials``
-whatever failed, and "forgot password" always answers the same.
+whatever failed, and "forgot password" always answers the same. With SMTP, registering and
+changing the email answer "check your mail" for any address and take effect only once the
+mailed link is opened; a taken address is mailed a note instead of a link. Without SMTP
+nothing can be confirmed: see ``ServerConfig.registration_without_smtp``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from urllib.parse import urlsplit
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import FastAPI, Request, Response
-from sqlalchemy import delete, select, update
+from sqlalchemy import case, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from . import economy, ratings, reports
@@ -40,17 +43,19 @@ from .limits import TokenBucket
 from .mail import MailError, SmtpServer, message, send
 from .models_accounts import (
     CredentialRow,
+    EmailTokenRow,
     MatchPlayerRow,
     OwnedItemRow,
     RatingRow,
     RecoveryTokenRow,
     ReportRow,
     WalletRow,
+    insert_ignore,
 )
 from .security import client_address
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Coroutine
 
     from .config import ServerConfig
     from .lobby import Lobby
@@ -62,7 +67,7 @@ PASSWORD_MIN = 8
 PASSWORD_MAX = 128
 EMAIL_MAX = 254
 _EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s.]+(\.[^@\s.]+)+")
-#: recovery tokens are ``secrets.token_urlsafe(32)``
+#: recovery and confirmation tokens are ``secrets.token_urlsafe(32)``
 _RECOVERY_TOKEN = re.compile(r"[A-Za-z0-9_-]{40,50}")
 DELETED_NAME = "Deleted player"
 
@@ -215,6 +220,7 @@ async def delete_personal_data(store: Store, account_id: str) -> None:
         for model in (
             CredentialRow,
             RecoveryTokenRow,
+            EmailTokenRow,
             SessionRow,
             WalletRow,
             OwnedItemRow,
@@ -297,6 +303,230 @@ async def use_recovery_token(store: Store, token: str, password_hash: str) -> st
         return row.account_id
 
 
+class TokenError(Exception):
+    """A confirmation link that cannot be used: ``bad_token`` or ``email_in_use``."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+async def new_email_token(
+    store: Store,
+    account_id: str,
+    purpose: str,
+    email: str,
+    password_hash: str | None,
+    lifetime: float,
+) -> str:
+    """A link's token confirming ``email`` for an account ("register": with the password's
+    hash, bound once confirmed; "email": its new address). It voids the account's earlier
+    links, so only the latest one works."""
+    token = secrets.token_urlsafe(32)
+    async with store.sessions() as s, s.begin():
+        await s.execute(
+            update(EmailTokenRow)
+            .where(EmailTokenRow.account_id == account_id, EmailTokenRow.used_at.is_(None))
+            .values(used_at=now())
+            .execution_options(synchronize_session=False)
+        )
+        s.add(
+            EmailTokenRow(
+                token_hash=token_hash(token),
+                account_id=account_id,
+                purpose=purpose,
+                email=email,
+                password_hash=password_hash,
+                expires_at=now() + dt.timedelta(seconds=lifetime),
+                created_at=now(),
+            )
+        )
+    return token
+
+
+async def pending_email(store: Store, account_id: str) -> str | None:
+    """The address an account waits to have confirmed (its latest live link), if any."""
+    async with store.sessions() as s:
+        row = await s.scalar(
+            select(EmailTokenRow)
+            .where(EmailTokenRow.account_id == account_id, EmailTokenRow.used_at.is_(None))
+            .order_by(EmailTokenRow.created_at.desc())
+            .limit(1)
+        )
+    if row is None or _aware(row.expires_at) < now():
+        return None
+    return row.email
+
+
+async def use_email_token(store: Store, token: str) -> tuple[str, str, str]:
+    """Spend a confirmation token: ``(purpose, account id, email)``. A registration binds
+    the email and the password to the guest account that asked; a new email replaces the
+    old one. Raises :class:`TokenError`: ``bad_token`` (unknown, used, expired, or the
+    account is no longer what it was) or ``email_in_use`` (the address was taken since);
+    then nothing changes."""
+    try:
+        async with store.sessions() as s, s.begin():
+            row = await s.get(EmailTokenRow, token_hash(token))
+            if row is None or row.used_at is not None or _aware(row.expires_at) < now():
+                raise TokenError("bad_token")
+            # a conditional update: of two racing uses of one token, one changes a row
+            result = await s.execute(
+                update(EmailTokenRow)
+                .where(
+                    EmailTokenRow.token_hash == row.token_hash, EmailTokenRow.used_at.is_(None)
+                )
+                .values(used_at=now())
+                .execution_options(synchronize_session=False)
+            )
+            if result.rowcount != 1:  # type: ignore[attr-defined]
+                raise TokenError("bad_token")
+            purpose, account_id, email = row.purpose, row.account_id, row.email
+            if purpose == "register":
+                result = await s.execute(
+                    update(AccountRow)
+                    .where(AccountRow.id == account_id, AccountRow.kind == "guest")
+                    .values(kind="registered")
+                    .execution_options(synchronize_session=False)
+                )
+                if result.rowcount != 1 or row.password_hash is None:  # type: ignore[attr-defined]
+                    raise TokenError("bad_token")  # registered, merged or deleted since
+                s.add(
+                    CredentialRow(
+                        account_id=account_id,
+                        email=email,
+                        password_hash=row.password_hash,
+                        created_at=now(),
+                        changed_at=now(),
+                    )
+                )
+                await s.flush()
+            else:
+                result = await s.execute(
+                    update(CredentialRow)
+                    .where(CredentialRow.account_id == account_id)
+                    .values(email=email, changed_at=now())
+                    .execution_options(synchronize_session=False)
+                )
+                if result.rowcount != 1:  # type: ignore[attr-defined]
+                    raise TokenError("bad_token")
+            return purpose, account_id, email
+    except IntegrityError as e:  # the email is someone's since the link was sent
+        raise TokenError("email_in_use") from e
+
+
+async def merge_guest_stats(
+    store: Store, guest_id: str, account_id: str
+) -> dict[str, dict[str, int]] | None:
+    """Add a guest's statistics (offline and online) to the account it logged into, once.
+
+    One transaction: the guest account is marked ``merged`` on the condition that it is
+    still a guest (of two racing merges one changes the row; a second call finds nothing to
+    do: None), each of its statistics rows is added to the account's with SQL expressions
+    (the account's own saves may run meanwhile) and deleted. Returns what was added per
+    scope. The account keeps its current streak (the two devices' matches interleave
+    unknowably) and the better best streak and best hand.
+    """
+    async with store.sessions() as s, s.begin():
+        result = await s.execute(
+            update(AccountRow)
+            .where(AccountRow.id == guest_id, AccountRow.kind == "guest")
+            .values(kind="merged")
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            return None
+        merged: dict[str, dict[str, int]] = {}
+        for scope in ("offline", "online"):
+            q = select(StatsRow).where(StatsRow.profile == stats_key(guest_id, scope))
+            if not store.url.startswith("sqlite"):
+                q = q.with_for_update()
+            old = await s.scalar(q)
+            if old is None:
+                continue
+            if old.played or old.canastas or old.best_hand is not None:
+                key = stats_key(account_id, scope)
+                await s.execute(
+                    insert_ignore(
+                        store.url,
+                        StatsRow,
+                        profile=key,
+                        played=0,
+                        won=0,
+                        best_hand=None,
+                        canastas=0,
+                        streak=0,
+                        best_streak=0,
+                        updated_at=now(),
+                    )
+                )
+                values: dict[str, Any] = {
+                    "played": StatsRow.played + old.played,
+                    "won": StatsRow.won + old.won,
+                    "canastas": StatsRow.canastas + old.canastas,
+                    "best_streak": case(
+                        (StatsRow.best_streak < old.best_streak, old.best_streak),
+                        else_=StatsRow.best_streak,
+                    ),
+                    "updated_at": now(),
+                }
+                if old.best_hand is not None:
+                    values["best_hand"] = case(
+                        (StatsRow.best_hand.is_(None), old.best_hand),
+                        (StatsRow.best_hand < old.best_hand, old.best_hand),
+                        else_=StatsRow.best_hand,
+                    )
+                await s.execute(
+                    update(StatsRow)
+                    .where(StatsRow.profile == key)
+                    .values(**values)
+                    .execution_options(synchronize_session=False)
+                )
+                merged[scope] = {"played": old.played, "won": old.won, "canastas": old.canastas}
+            await s.delete(old)
+        return merged
+
+
+def confirmation_mail(
+    purpose: str, taken: bool, base: str, token: str, hours: int, lang: str
+) -> tuple[str, str]:
+    """The subject and text of the mail a registration or a change of email sends: the link
+    when the address is free, and a note that it already has an account when it is not (so
+    only the address's owner learns which)."""
+    if lang == "ja":
+        if taken:
+            return (
+                "Canasta: このメールアドレスのアカウントはすでにあります",
+                "このメールアドレスで Canasta のアカウントを登録しようとした人がいます"
+                "（あなたかもしれません）が、このアドレスのアカウントはすでにあります。\n\n"
+                f"ログインするには {base}/ を開いてください。パスワードを忘れた場合は、"
+                "ログイン画面の「パスワードを忘れた場合」から再設定できます。\n\n"
+                "心当たりがなければ、このメールは無視してください。\n",
+            )
+        what = "登録" if purpose == "register" else "メールアドレスの変更"
+        return (
+            f"Canasta: {what}の確認",
+            f"{what}を完了するには、{hours}時間以内に次のリンクを開いてください"
+            f"（一度だけ使えます）:\n\n{base}/#confirm={token}\n\n"
+            "心当たりがなければ、このメールは無視してください。\n",
+        )
+    if taken:
+        return (
+            "Canasta: you already have an account",
+            "Someone (perhaps you) tried to use this address for a Canasta account, but it "
+            "already has one.\n\n"
+            f"To play with it, log in at {base}/ . If you forgot the password, choose "
+            '"Forgot password?" there to reset it.\n\n'
+            "If you did not ask for this, ignore this message.\n",
+        )
+    what = "registration" if purpose == "register" else "new email address"
+    return (
+        "Canasta: confirm your email" if purpose == "register" else "Canasta: confirm your new email",
+        f"To confirm your {what}, open this link within {hours} hours (it works once):\n\n"
+        f"{base}/#confirm={token}\n\n"
+        "If you did not ask for this, ignore this message.\n",
+    )
+
+
 # ---------------------------------------------------------------------- routes
 
 
@@ -319,11 +549,12 @@ def install(
     registrations = Limiter(config.registrations_per_hour_per_address, 3600)
     recover_address = Limiter(config.recoveries_per_hour_per_address, 3600)
     recover_email = Limiter(config.recoveries_per_hour_per_email, 3600)
+    confirm_email = Limiter(config.emails_per_hour_per_email, 3600)
     pending_mail: set[asyncio.Task[None]] = set()
 
     rater = ratings.Ratings(store)
     tables.match_over_listeners.append(rater.match_over)
-    lobby.pick_group = rater.pick_group
+    lobby.pick_groups = rater.pick_groups
 
     def address(request: Request) -> str:
         return client_address(request.scope)
@@ -360,9 +591,55 @@ def install(
             "kind": account.kind,
             "name": display_name(account),
             "email": cred.email if cred is not None else None,
+            # the address waiting for its confirmation link (the same whether it is free)
+            "pending_email": await pending_email(store, account.id) if smtp else None,
             "coins": wallet["coins"],
             "cosmetics": wallet["equipped"],
         }
+
+    def registration_mode() -> str:
+        if smtp is not None:
+            return "confirm"
+        return "open" if config.registration_without_smtp else "unavailable"
+
+    def mail_later(job: Coroutine[Any, Any, None]) -> None:
+        """Send a mail after the answer: its timing says nothing either."""
+        task = asyncio.get_running_loop().create_task(job)
+        pending_mail.add(task)
+        task.add_done_callback(pending_mail.discard)
+
+    async def mail_confirmation(purpose: str, to: str, token: str, base: str, lang: str) -> None:
+        assert smtp is not None
+        taken = await credentials_by_email(store, to) is not None
+        hours = max(1, int(config.confirm_seconds // 3600))
+        subject, text = confirmation_mail(purpose, taken, base, token, hours, lang)
+        try:
+            await send(smtp, message(config.smtp_from, to, subject, text))
+        except MailError as e:
+            log.error("confirmation email not sent: %s", e)
+
+    def lang_of(body: dict[str, Any]) -> str:
+        return "ja" if body.get("lang") == "ja" else "en"
+
+    async def adopt_device(request: Request, account_id: str) -> dict[str, Any] | None:
+        """This browser now holds ``account_id``: its previous session ends, and when that
+        was another account, its unfinished offline tables go with the browser and a guest's
+        statistics are added to the account (once): what was added, if anything."""
+        old_token = request.cookies.get(SESSION_COOKIE)
+        old = None
+        if old_token:
+            old = await store.session_account(old_token) if len(old_token) <= 100 else None
+            async with store.sessions() as s, s.begin():
+                await s.execute(
+                    delete(SessionRow).where(SessionRow.token_hash == token_hash(old_token))
+                )
+        if old is None or old.id == account_id:
+            return None
+        await move_device_tables(store, old.id, account_id)
+        tables.reassign(old.id, account_id)
+        if old.kind != "guest":
+            return None
+        return await merge_guest_stats(store, old.id, account_id) or None
 
     async def registered(request: Request) -> tuple[AccountRow, CredentialRow]:
         account = await require_account(request)
@@ -380,10 +657,18 @@ def install(
     async def get_account(request: Request) -> dict[str, Any]:
         """This browser's account: name, kind, email, coins and chosen cosmetics."""
         account = await require_account(request)
-        return {"account": await account_json(account), "recovery": smtp is not None}
+        return {
+            "account": await account_json(account),
+            "recovery": smtp is not None,
+            "registration": registration_mode(),
+        }
 
     @app.post("/api/account/register")
-    async def register_account(request: Request) -> dict[str, Any]:
+    async def register_account(request: Request, response: Response) -> dict[str, Any]:
+        """Register this guest account. With SMTP the answer is always 202 "check your mail"
+        (``pending_email``): a confirmation link goes to a free address, and a note that it
+        has an account already to a taken one; the email and password count once the link
+        is opened. Without SMTP: registered at once (see ``registration_without_smtp``)."""
         body = await _json_body(request)
         account = await require_account(request)
         limit(per_address, address(request), "too_many_attempts", "attempts from this address")
@@ -392,6 +677,20 @@ def install(
             raise ApiError(409, "already_registered", "this account is already registered")
         email = normalise_email(body.get("email"))
         password = check_password(body.get("password"))
+        if smtp is not None:
+            limit(confirm_email, email, "too_many_emails", "emails to this address")
+            token = await new_email_token(
+                store, account.id, "register", email, await hash_password(password),
+                config.confirm_seconds,
+            )  # fmt: skip
+            # the same work and the same answer whether or not the address is taken
+            mail_later(mail_confirmation("register", email, token, link_base(request), lang_of(body)))
+            response.status_code = 202
+            return {"account": await account_json(account), "pending": "check_mail"}
+        if not config.registration_without_smtp:
+            raise ApiError(
+                503, "registration_unavailable", "this server cannot send email to confirm one"
+            )
         if not await register(store, account.id, email, await hash_password(password)):
             # said the same way whatever the reason, and limited per address: see the docs
             raise ApiError(
@@ -402,6 +701,40 @@ def install(
             )
         account.kind = "registered"
         return {"account": await account_json(account)}
+
+    @app.post("/api/account/confirm")
+    async def confirm_email_link(request: Request) -> dict[str, Any]:
+        """Open a confirmation link (from any browser): the registration or the new email
+        takes effect. ``account`` is this browser's account when it is the one confirmed."""
+        body = await _json_body(request)
+        limit(per_address, address(request), "too_many_attempts", "attempts from this address")
+        token = body.get("token")
+        if not isinstance(token, str) or not _RECOVERY_TOKEN.fullmatch(token):
+            raise ApiError(400, "bad_token", "this link is not valid (used, expired or wrong)")
+        try:
+            purpose, account_id, email = await use_email_token(store, token)
+        except TokenError as e:
+            if e.code == "email_in_use":
+                raise ApiError(
+                    409, "email_in_use", "this address has an account already: log in with it"
+                ) from e
+            raise ApiError(
+                400, "bad_token", "this link is not valid (used, expired or wrong)"
+            ) from e
+        try:
+            mine: AccountRow | None = await require_account(request)
+        except ApiError:
+            mine = None
+        here = mine is not None and mine.id == account_id
+        if here:
+            assert mine is not None
+            async with store.sessions() as s:
+                mine = await s.get(AccountRow, account_id)
+        return {
+            "confirmed": purpose,
+            "email": email,
+            "account": await account_json(mine) if here and mine is not None else None,
+        }
 
     @app.post("/api/account/login")
     async def login(request: Request, response: Response) -> dict[str, Any]:
@@ -423,23 +756,13 @@ def install(
                     .where(CredentialRow.account_id == cred.account_id)
                     .values(password_hash=await hash_password(password))
                 )
-        old_token = request.cookies.get(SESSION_COOKIE)
-        old = None
-        if old_token:
-            old = await store.session_account(old_token) if len(old_token) <= 100 else None
-            async with store.sessions() as s, s.begin():
-                await s.execute(
-                    delete(SessionRow).where(SessionRow.token_hash == token_hash(old_token))
-                )
-        if old is not None and old.id != cred.account_id:
-            await move_device_tables(store, old.id, cred.account_id)
-            tables.reassign(old.id, cred.account_id)
+        merged = await adopt_device(request, cred.account_id)
         token = await new_session_for(store, cred.account_id)
         set_cookie(request, response, token)
         async with store.sessions() as s:
             account = await s.get(AccountRow, cred.account_id)
         assert account is not None
-        return {"account": await account_json(account)}
+        return {"account": await account_json(account), "merged": merged}
 
     @app.post("/api/account/logout")
     async def logout(request: Request, response: Response) -> dict[str, Any]:
@@ -481,12 +804,23 @@ def install(
         return {"account": await account_json(account), "revoked": revoked}
 
     @app.post("/api/account/email")
-    async def change_email(request: Request) -> dict[str, Any]:
+    async def change_email(request: Request, response: Response) -> dict[str, Any]:
         body = await _json_body(request)
         account, cred = await registered(request)
         limit(per_address, address(request), "too_many_attempts", "attempts from this address")
         await confirm_password(cred, body, "password")
         email = normalise_email(body.get("email"))
+        if email == cred.email:
+            raise ApiError(400, "same_email", "this is your email already")
+        if smtp is not None:
+            # the new address is confirmed first, and answered the same whether it is taken
+            limit(confirm_email, email, "too_many_emails", "emails to this address")
+            token = await new_email_token(
+                store, account.id, "email", email, None, config.confirm_seconds
+            )
+            mail_later(mail_confirmation("email", email, token, link_base(request), lang_of(body)))
+            response.status_code = 202
+            return {"account": await account_json(account), "pending": "check_mail"}
         try:
             async with store.sessions() as s, s.begin():
                 await s.execute(
@@ -541,12 +875,7 @@ def install(
         limit(recover_email, email, "too_many_recoveries", "recovery requests for this email")
         cred = await credentials_by_email(store, email)
         if cred is not None:
-            lang = body.get("lang") if body.get("lang") in ("en", "ja") else "en"
-            task = asyncio.get_running_loop().create_task(
-                mail_token(cred.email, cred.account_id, link_base(request), str(lang))
-            )
-            pending_mail.add(task)
-            task.add_done_callback(pending_mail.discard)
+            mail_later(mail_token(cred.email, cred.account_id, link_base(request), lang_of(body)))
         return {"sent": "if_registered"}
 
     @app.post("/api/account/reset")
@@ -560,11 +889,12 @@ def install(
         account_id = await use_recovery_token(store, token, new_hash)
         if account_id is None:
             raise ApiError(400, "bad_token", "this link is not valid (used, expired or wrong)")
+        merged = await adopt_device(request, account_id)
         set_cookie(request, response, await new_session_for(store, account_id))
         async with store.sessions() as s:
             account = await s.get(AccountRow, account_id)
         assert account is not None
-        return {"account": await account_json(account)}
+        return {"account": await account_json(account), "merged": merged}
 
     @app.delete("/api/account")
     async def delete_account(request: Request, response: Response) -> dict[str, Any]:
@@ -580,6 +910,17 @@ def install(
         current = getattr(lobby, "_current_match", None)
         if current is not None and current(account.id):
             raise ApiError(409, "in_match", "finish or leave your online match first")
+        await lobby.forget(account.id)
+        # finished matches this node still holds stop first (nothing of theirs is saved
+        # after the rename below), and are read again from the renamed rows when asked for
+        held = [
+            t
+            for t in tables.online_tables()
+            if account.id in ((t.options.get("online") or {}).get("accounts") or [])
+        ]
+        for t in held:
+            t.defunct = True
+            await t.stop()
         await delete_personal_data(store, account.id)
         clear_cookie(request, response)
         return {"deleted": True}

@@ -91,6 +91,10 @@ class ServerConfig:
     online_bot_delay_ms: int = 900
     #: seconds a quick-match entry waits for its browser to come back (a reload, a restart)
     queue_grace_seconds: float = 30.0
+    #: quick match's pairing window: a group whose ratings are far apart waits up to this
+    #: many seconds for nearer players (the accepted spread widens meanwhile; close groups
+    #: start at once); 0: every full group starts at once
+    pairing_seconds: float = 4.0
     #: private rooms: how long one lives without being started, and how many exist at once
     room_seconds: float = 1800.0
     rooms: int = 2000
@@ -130,6 +134,14 @@ class ServerConfig:
     reports_per_hour: int = 5
     #: how long a recovery link works (seconds)
     recovery_seconds: float = 1800.0
+    #: how long a link confirming an email (registration, a new email) works (seconds), and
+    #: how many such mails one address may be sent per hour
+    confirm_seconds: float = 86400.0
+    emails_per_hour_per_email: int = 3
+    #: without SMTP no address can be confirmed: True registers at once, unconfirmed (a
+    #: taken email is then refused, which says it is taken: see docs/protocol.md); False
+    #: refuses registration (``registration_unavailable``)
+    registration_without_smtp: bool = True
 
     def origin_allowed(self, origin: str, host: str | None, scheme: str) -> bool:
         """Whether a page of ``origin`` may act on this server (reached as ``host``)."""

@@ -147,10 +147,12 @@ class Lobby:
         self._live_dirty = True
         self._live: list[dict[str, Any]] = []
         self._task: asyncio.Task[None] | None = None
-        #: chooses the group of a quick match among more than enough entries (oldest first);
-        #: None: the oldest. accounts.py sets the rating-aware one (ratings.Ratings.pick_group)
-        self.pick_group: (
-            Callable[[str, list[QueueEntry], int], Awaitable[list[QueueEntry]]] | None
+        #: chooses the quick matches to start now among the entries waiting for one game
+        #: (preset, entries oldest first, players, now, pairing window); None: every group of
+        #: the oldest at once. accounts.py sets the rating-aware one (Ratings.pick_groups)
+        self.pick_groups: (
+            Callable[[str, list[QueueEntry], int, float, float], Awaitable[list[list[QueueEntry]]]]
+            | None
         ) = None
         tables.on_online_change = lambda table: self._mark_live()
 
@@ -362,18 +364,27 @@ class Lobby:
         self._queue_dirty = True
 
     async def _match(self, preset: str, target: int) -> None:
-        """Start a match when enough players wait for the same game (oldest first)."""
+        """Start the matches that may start among the players waiting for the same game.
+
+        With ratings (``pick_groups``), a group whose ratings are far apart waits a little
+        (``ServerConfig.pairing_seconds``, widening as it waits) for nearer players; the
+        lobby's tick looks again every ``live_list_seconds``.
+        """
         settings = Settings.preset(preset, target=target)
         waiting = sorted(
             (e for e in self.queue.values() if e.preset == preset and e.target == target),
             key=lambda e: e.joined,
         )
         n = settings.players
-        while len(waiting) >= n:
-            group = waiting[:n]
-            if len(waiting) > n and self.pick_group is not None:  # closest ratings (ratings.py)
-                group = await self.pick_group(preset, waiting, n)
-            waiting = [e for e in waiting if e not in group]
+        if len(waiting) < n:
+            return
+        if self.pick_groups is not None:  # closest ratings (ratings.py)
+            groups = await self.pick_groups(
+                preset, waiting, n, time.time(), self.config.pairing_seconds
+            )
+        else:
+            groups = [waiting[i : i + n] for i in range(0, len(waiting) - n + 1, n)]
+        for group in groups:
             random.SystemRandom().shuffle(group)  # seats and partnerships at random
             players: list[tuple[str, str] | None] = [(e.account, e.name) for e in group]
             table = await self.tables.create_online(settings, players, public=True)
@@ -381,6 +392,24 @@ class Lobby:
             for e in group:
                 self._send(e.account, {"type": "match", "table": table})
             self._mark_live()
+
+    async def forget(self, account: str) -> None:
+        """An account is deleted: its queue entry, its room seat (its room, if it hosts one)
+        and its name go, so no match is made with its name afterwards."""
+        async with self.lock:
+            if account in self.queue:
+                await self._drop_entries([account])
+            room = self._room_of(account)
+            if room is not None:
+                if room.host == account:
+                    await self._close_room(room, "host_left")
+                else:
+                    seat = room.seat_of(account)
+                    assert seat is not None
+                    room.seats[seat] = None
+                    await self._save_room(room)
+                    self._room_changed(room)
+            self.names.pop(account, None)
 
     def _start_grace(self, account: str) -> None:
         old = self._grace.pop(account, None)
@@ -583,6 +612,11 @@ class Lobby:
                 if live != self._live:
                     self._live = live
                     self._broadcast({"type": "live", "live": live})
+            for preset, target in sorted({(e.preset, e.target) for e in self.queue.values()}):
+                # entries whose pairing window has widened enough since they joined
+                if self.store.writable:
+                    with contextlib.suppress(TooManyTables):
+                        await self._match(preset, target)
             if self._queue_dirty:
                 self._queue_dirty = False
                 self._broadcast({"type": "queue", "queue": self._counts()})

@@ -1,4 +1,4 @@
-"""Storage of registered accounts, ratings, coins and reports (migration 0006).
+"""Storage of registered accounts, ratings, coins and reports (migrations 0006 and 0007).
 
 Kept apart from :mod:`canasta.server.db`, whose :class:`AccountRow` stays the identity: these
 rows hang off it by account id. Every personal datum (email, password hash) lives in
@@ -52,6 +52,27 @@ class RecoveryTokenRow(Base):
     account_id: Mapped[str] = mapped_column(
         String(40), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
     )
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class EmailTokenRow(Base):
+    """An email confirmation (migration 0007): a registration waiting for its address to be
+    confirmed (``purpose`` "register", with the chosen password's hash), or a new address
+    for a registered account ("email"). Only the token's SHA-256 is stored; single use,
+    expiring. A row is written whether or not the address is taken (its link is then never
+    sent), so the database, like the answer, is the same either way."""
+
+    __tablename__ = "email_tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    purpose: Mapped[str] = mapped_column(String(16))
+    email: Mapped[str] = mapped_column(String(254))
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)

@@ -171,21 +171,77 @@ class Ratings:
         have = {r.account_id: r.ordinal for r in rows}
         return {a: have.get(a, 0.0) for a in accounts}
 
-    async def pick_group(self, preset: str, waiting: list[QueueEntry], n: int) -> list[QueueEntry]:
-        """The lobby's choice when more than ``n`` wait (oldest first in ``waiting``): the
-        oldest always plays, with the ``n - 1`` others that make the closest-rated group."""
-        if len(waiting) <= n:
-            return waiting[:n]
+    async def pick_groups(
+        self, preset: str, waiting: list[QueueEntry], n: int, now: float, window: float
+    ) -> list[list[QueueEntry]]:
+        """The lobby's choice of the quick matches to start now (see :func:`ready_groups`)."""
+        if len(waiting) < n:
+            return []
         r = await self.ordinals([e.account for e in waiting], kind_of_preset(preset))
-        return closest_group(waiting, n, lambda e: r[e.account])
+        return ready_groups(waiting, n, lambda e: r[e.account], now=now, window=window)
+
+
+#: the pairing window: the spread of ratings (μ − 3σ, ordinal points; 20 display points
+#: each) a quick-match group may have for an entry that has just joined, and how much wider
+#: it grows each second that entry waits; once it has waited the whole window
+#: (``ServerConfig.pairing_seconds``) it plays with whoever is nearest
+PAIRING_SPREAD = 2.0
+PAIRING_WIDEN_PER_SECOND = 2.0
+
+
+def allowed_spread(waited: float, window: float) -> float:
+    """The rating spread an entry that has waited ``waited`` seconds accepts.
+
+    >>> allowed_spread(0.0, 4.0), allowed_spread(1.5, 4.0), allowed_spread(4.0, 4.0)
+    (2.0, 5.0, inf)
+    """
+    if waited >= window:
+        return float("inf")
+    return PAIRING_SPREAD + PAIRING_WIDEN_PER_SECOND * max(0.0, waited)
+
+
+def ready_groups(
+    waiting: list[QueueEntry],
+    n: int,
+    rating: Callable[[QueueEntry], float],
+    *,
+    now: float,
+    window: float,
+) -> list[list[QueueEntry]]:
+    """The groups of ``n`` to seat now, out of the entries waiting for one game.
+
+    Entries are taken oldest first: each one's closest-rated group (:func:`closest_group`)
+    plays if its spread is within what that entry accepts after waiting
+    (:func:`allowed_spread`). A close group therefore starts at once, a far one waits up to
+    ``window`` seconds for nearer players, and an outlier never holds the others back.
+    """
+    left = sorted(waiting, key=lambda e: e.joined)
+    groups: list[list[QueueEntry]] = []
+    found = True
+    while found and len(left) >= n:
+        found = False
+        for anchor in left:
+            group = closest_group(left, n, rating, anchor=anchor)
+            spread = rating(max(group, key=rating)) - rating(min(group, key=rating))
+            if spread <= allowed_spread(now - anchor.joined, window):
+                groups.append(group)
+                left = [e for e in left if e not in group]
+                found = True
+                break
+    return groups
 
 
 def closest_group(
-    waiting: list[QueueEntry], n: int, rating: Callable[[QueueEntry], float]
+    waiting: list[QueueEntry],
+    n: int,
+    rating: Callable[[QueueEntry], float],
+    *,
+    anchor: QueueEntry | None = None,
 ) -> list[QueueEntry]:
-    """Of the groups of ``n`` that hold ``waiting[0]`` (the oldest entry) and are consecutive
-    in rating order, the one with the smallest spread (ties: the earlier joiners)."""
-    oldest = waiting[0]
+    """Of the groups of ``n`` that hold ``anchor`` (by default ``waiting[0]``, the oldest
+    entry) and are consecutive in rating order, the one with the smallest spread (ties: the
+    earlier joiners)."""
+    oldest = waiting[0] if anchor is None else anchor
     order = sorted(waiting, key=lambda e: (rating(e), e.joined))
     at = order.index(oldest)
     best: tuple[float, float, list[QueueEntry]] | None = None

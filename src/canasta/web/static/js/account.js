@@ -77,11 +77,11 @@ export async function initAccount(controller) {
   if (report) report.addEventListener("click", async () => { const m = await import("./report.js"); m.openReport(); });
   await refreshAccount();
   const fromHash = () => {
-    const m = location.hash.match(/^#reset=([A-Za-z0-9_-]{20,100})$/);
+    const m = location.hash.match(/^#(reset|confirm)=([A-Za-z0-9_-]{20,100})$/);
     if (!m) return;
     // the token leaves the address bar (and the history) at once
     history.replaceState(null, "", location.pathname);
-    openReset(m[1]);
+    if (m[1] === "reset") openReset(m[2]); else openConfirm(m[2]);
   };
   fromHash();
   window.addEventListener("hashchange", fromHash);
@@ -125,7 +125,7 @@ function drawAccount() {
   body.classList.add("account-panel");
   if (!info) { body.append(h("p", { class: "muted", text: t("common.loading") })); return; }
   const acc = info.account;
-  if (note) body.append(h("p", { class: note.bad ? "warn acc-note" : "good acc-note", role: "status", text: note.text }));
+  if (note) body.append(h("p", { class: note.bad ? "warn acc-note" : "good acc-note", role: "status", id: note.id, text: note.text }));
   const head = h("div", { class: "acc-head" },
     h("div", {}, h("strong", { class: "acc-name", text: acc.name }), h("div", { class: "muted acc-kind", text: acc.kind === "registered" ? acc.email : t("account.guest") })),
     h("div", { class: "acc-coins", id: "acc-coins", "aria-label": t("shop.coins_label", { n: acc.coins }) }, h("span", { "aria-hidden": "true", text: "◉ " }), String(acc.coins)));
@@ -140,24 +140,51 @@ function drawAccount() {
   if (acc.kind === "registered") drawRegistered(body, acc); else drawGuest(body);
 }
 
+/** A note of what was added from this browser's guest when logging in, or null. */
+function mergedText(merged) {
+  if (!merged) return null;
+  const played = Object.values(merged).reduce((n, s) => n + (s.played || 0), 0);
+  const canastas = Object.values(merged).reduce((n, s) => n + (s.canastas || 0), 0);
+  return t("account.merged", { n: played, canastas });
+}
+
 function drawGuest(body) {
   if (formView === "forgot") { drawForgot(body); return; }
   body.append(h("p", { class: "muted", text: t("account.guest_text") }));
-  const email = field("reg-email", t("account.email"), "email", { autocomplete: "email", required: true });
-  const pass = field("reg-password", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8, required: true });
+  const mode = info.registration || "open";
   body.append(h("h3", { text: t("account.register") }));
-  body.append(form("form-register", [email, pass], t("account.register"), () => attempt(async () => {
-    await api("POST", "/api/account/register", { email: email.input.value, password: pass.input.value });
-    await refreshAccount();
-  }, t("account.registered"))));
+  if (mode === "unavailable") {
+    body.append(h("p", { class: "warn", id: "registration-unavailable", text: t("account.registration_unavailable") }));
+  } else {
+    if (mode === "open") body.append(h("p", { class: "muted", id: "registration-unchecked", text: t("account.registration_unchecked") }));
+    const pending = info.account.pending_email;
+    if (pending) body.append(h("p", { class: "good acc-pending", id: "reg-pending", text: t("account.pending_register", { email: pending }) }));
+    const email = field("reg-email", t("account.email"), "email", { autocomplete: "email", required: true });
+    const pass = field("reg-password", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8, required: true });
+    body.append(form("form-register", [email, pass], t("account.register"), async () => {
+      let sent = null;
+      await attempt(async () => {
+        const res = await api("POST", "/api/account/register", { email: email.input.value, password: pass.input.value, lang: language() });
+        sent = res.pending ? email.input.value.trim() : null;
+        await refreshAccount();
+      }, null);
+      if (!note) note = { text: sent ? t("account.check_mail", { email: sent }) : t("account.registered"), bad: false };
+      drawAccount();
+    }));
+  }
   const lemail = field("login-email", t("account.email"), "email", { autocomplete: "username", required: true });
   const lpass = field("login-password", t("account.password"), "password", { autocomplete: "current-password", required: true });
   body.append(h("h3", { text: t("account.login") }));
-  body.append(form("form-login", [lemail, lpass], t("account.login"), () => attempt(async () => {
-    await api("POST", "/api/account/login", { email: lemail.input.value, password: lpass.input.value });
-    await refreshAccount();
-    if (ctl && ctl.accountChanged) ctl.accountChanged();
-  }, t("account.logged_in"))));
+  body.append(form("form-login", [lemail, lpass], t("account.login"), async () => {
+    let merged = null;
+    await attempt(async () => {
+      const res = await api("POST", "/api/account/login", { email: lemail.input.value, password: lpass.input.value });
+      merged = mergedText(res.merged);
+      await refreshAccount();
+      if (ctl && ctl.accountChanged) ctl.accountChanged();
+    }, t("account.logged_in"));
+    if (merged && note && !note.bad) { note = { text: `${t("account.logged_in")} ${merged}`, bad: false, id: "acc-merged" }; drawAccount(); }
+  }));
   const forgot = button(t("account.forgot"), () => { formView = "forgot"; note = null; drawAccount(); }, "ghost small");
   forgot.id = "btn-forgot";
   body.append(h("div", { class: "dialog-buttons" }, forgot));
@@ -207,10 +234,19 @@ function drawRegistered(body, acc) {
   }, t("account.password_changed"))));
   const em = field("email-new", t("account.email_new"), "email", { autocomplete: "email", value: acc.email || "" });
   const pw = field("email-password", t("account.password"), "password", { autocomplete: "current-password" });
-  details("change-email", t("account.change_email"), form("form-email", [em, pw], t("common.save"), () => attempt(async () => {
-    await api("POST", "/api/account/email", { email: em.input.value, password: pw.input.value });
-    await refreshAccount();
-  }, t("account.email_changed"))));
+  const emailForm = h("div", {});
+  if (acc.pending_email) emailForm.append(h("p", { class: "good acc-pending", id: "email-pending", text: t("account.pending_email", { email: acc.pending_email }) }));
+  emailForm.append(form("form-email", [em, pw], t("common.save"), async () => {
+    let sent = null;
+    await attempt(async () => {
+      const res = await api("POST", "/api/account/email", { email: em.input.value, password: pw.input.value, lang: language() });
+      sent = res.pending ? em.input.value.trim() : null;
+      await refreshAccount();
+    }, null);
+    if (!note) note = { text: sent ? t("account.check_mail_email", { email: sent }) : t("account.email_changed"), bad: false };
+    drawAccount();
+  }));
+  details("change-email", t("account.change_email"), emailForm);
   const dpw = field("delete-password", t("account.password"), "password", { autocomplete: "current-password" });
   const del = h("div", {}, h("p", { class: "warn", text: t("account.delete_text") }),
     form("form-delete", [dpw], t("account.delete_confirm"), () => attempt(async () => {
@@ -240,6 +276,30 @@ function openReset(token) {
     }));
   };
   draw(null, false);
+}
+
+// ---- email confirmation (from the emailed link) -------------------------------------------
+
+async function openConfirm(token) {
+  document.body.dataset.overlay = "confirm";
+  let body = dialog("confirm", t("account.confirm_title"));
+  body.append(h("p", { class: "muted", text: t("common.loading") }));
+  let msg, bad = false, here = false;
+  try {
+    const res = await api("POST", "/api/account/confirm", { token });
+    here = !!res.account;
+    if (here) { await refreshAccount(); if (ctl && ctl.accountChanged) ctl.accountChanged(); }
+    const key = res.confirmed === "register" ? (here ? "account.confirmed_register" : "account.confirmed_register_elsewhere") : "account.confirmed_email";
+    msg = t(key, { email: res.email });
+  } catch (e) { msg = errorMessage(e); bad = true; }
+  if (document.body.dataset.overlay !== "confirm") return;
+  body = dialog("confirm", t("account.confirm_title"));
+  body.append(h("p", { class: bad ? "warn" : "good", role: "status", id: "confirm-result", text: msg }));
+  if (!bad && !here) {
+    const b = button(t("account.login"), () => openAccount(), "primary");
+    b.id = "btn-confirm-login";
+    body.append(h("div", { class: "dialog-buttons" }, b));
+  }
 }
 
 // ---- profile ------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // The shop: the daily check-in and the cosmetics coins buy (card backs, table themes), each
-// drawn in CSS (css/account.css); equipping one changes <body data-back / data-theme>.
-import { t } from "./i18n.js";
+// drawn in CSS (css/account.css); equipping one changes <body data-back / data-theme>. The coin
+// history (the ledger: every change of the balance) is a view of its own.
+import { t, language } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, button } from "./overlays.js";
 import { errorMessage, applyCosmetics, refreshAccount } from "./account.js";
@@ -50,6 +51,9 @@ function draw() {
   check.disabled = w.checked_in;
   body.append(h("div", { class: "shop-top" }, coins, check));
   if (w.streak) body.append(h("p", { class: "muted", text: t("shop.streak", { n: w.streak }) }));
+  const history = button(t("shop.ledger"), () => openLedger(), "ghost small");
+  history.id = "btn-ledger";
+  body.append(h("div", { class: "dialog-buttons" }, history));
   for (const kind of ["back", "theme"]) {
     body.append(h("h3", { text: t(`shop.${kind}s`) }));
     const grid = h("ul", { class: "shop-items" });
@@ -74,4 +78,50 @@ function draw() {
     }
     body.append(grid);
   }
+}
+
+// ---- the coin history ----------------------------------------------------------------------
+
+/** A ledger row's reason in words: "checkin:3" (a check-in, day 3 of a streak), "buy:back:navy". */
+export function reasonText(reason) {
+  const [what, ...rest] = String(reason).split(":");
+  if (what === "checkin") return t("shop.reason_checkin", { n: Number(rest[0]) || 1 });
+  if (what === "buy" && rest.length === 2) {
+    const label = t(`shop.items.${rest[1]}`);
+    return t(rest[0] === "back" ? "shop.reason_buy_back" : "shop.reason_buy_theme", { item: label.startsWith("shop.") ? rest[1] : label });
+  }
+  return reason;
+}
+
+export async function openLedger() {
+  document.body.dataset.overlay = "ledger";
+  let body = dialog("ledger", t("shop.ledger"));
+  body.append(h("p", { class: "muted", text: t("common.loading") }));
+  let rows;
+  try { rows = (await api("GET", "/api/shop/ledger")).ledger; }
+  catch (e) { body.append(h("p", { class: "warn", text: errorMessage(e) })); return; }
+  if (document.body.dataset.overlay !== "ledger") return;
+  body = dialog("ledger", t("shop.ledger"));
+  if (!rows.length) body.append(h("p", { class: "muted", id: "ledger-empty", text: t("shop.ledger_empty") }));
+  else {
+    const table = h("table", { class: "leaderboard ledger", id: "ledger" },
+      h("caption", { class: "muted", text: t("shop.ledger_caption") }),
+      h("thead", {}, h("tr", {}, ...["ledger_date", "ledger_change", "ledger_reason", "ledger_balance"].map(
+        (k) => h("th", { scope: "col", text: t(`shop.${k}`) })))));
+    const tb = h("tbody");
+    const fmt = new Intl.DateTimeFormat(language(), { dateStyle: "medium", timeStyle: "short" });
+    for (const r of rows) {
+      const change = r.delta > 0 ? `+${r.delta}` : String(r.delta);
+      tb.append(h("tr", { "data-reason": r.reason },
+        h("td", {}, h("time", { datetime: r.at, text: fmt.format(new Date(r.at)) })),
+        h("td", { class: r.delta > 0 ? "good ledger-change" : "ledger-change", text: change }),
+        h("td", { text: reasonText(r.reason) }),
+        h("td", { class: "ledger-balance", text: String(r.balance) })));
+    }
+    table.append(tb);
+    body.append(table);
+  }
+  const back = button(t("common.back"), () => openShop(), "ghost small");
+  back.id = "btn-ledger-back";
+  body.append(h("div", { class: "dialog-buttons" }, back));
 }
