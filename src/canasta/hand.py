@@ -44,7 +44,8 @@ class Event(NamedTuple):
 
     ``drawn`` holds the cards that reached the hand from the stock (private to ``seat``);
     ``ndrawn`` their number (public); ``red_threes`` the red threes exposed (public); ``taken``
-    the pile cards that went into the hand (public: everyone saw them discarded).
+    the pile cards that went into the hand (public: everyone saw them discarded); ``top`` the
+    pile's top card a take laid in a meld (None for every other action).
     """
 
     seat: int
@@ -53,6 +54,7 @@ class Event(NamedTuple):
     ndrawn: int
     red_threes: tuple[int, ...]
     taken: tuple[int, ...]
+    top: int | None = None
 
 
 class TurnState(NamedTuple):

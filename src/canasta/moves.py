@@ -188,7 +188,7 @@ def _take(st: HandState, seat: int, action: TakePile) -> None:
             known.append(c)
             taken.append(c)
     hand.sort()
-    st.history.append(Event(seat, action, (), 0, tuple(exposed), tuple(taken)))
+    st.history.append(Event(seat, action, (), 0, tuple(exposed), tuple(taken), top))
     st.phase = "play"
     if st.players == 3 and not st.merged:
         _merge_partnership(st, seat)

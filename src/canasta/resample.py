@@ -22,8 +22,10 @@ def unseen_cards(view: SeatView) -> list[int]:
     if view.hand is None:
         raise CanastaError("spectator_view", "a spectator view has no hand to resample from")
     counts = list(COPIES)
-    for c in view.hand:
-        counts[c] -= 1
+    # once the hand is over every hand is shown: nothing is left to place but the stock
+    for hand in view.hands_left if view.hands_left is not None else [view.hand]:
+        for c in hand:
+            counts[c] -= 1
     for ms in view.melds:
         for m in ms:
             for c in m.cards:
@@ -34,7 +36,7 @@ def unseen_cards(view: SeatView) -> list[int]:
     for c in view.pile:
         counts[c] -= 1
     for seat, known in enumerate(view.known):
-        if seat != view.seat:
+        if seat != view.seat and view.hands_left is None:
             for c in known:
                 counts[c] -= 1
     out: list[int] = []
@@ -57,7 +59,8 @@ class Resampler:
         self.pool = [c for c in pool if FACE[c] != F_RED3]
         seat = view.seat
         self.need = [
-            0 if s == seat else view.hand_counts[s] - len(view.known[s]) for s in range(view.players)
+            0 if s == seat or view.hands_left is not None else view.hand_counts[s] - len(view.known[s])
+            for s in range(view.players)
         ]
         if sum(self.need) > len(self.pool):
             raise CanastaError("inconsistent_view", "not enough unseen cards for the other hands")
@@ -80,6 +83,8 @@ class Resampler:
         base.history = list(view.history)
         base.result = view.result
         base.hands = [list(view.known[s]) if s != seat else sorted(view.hand) for s in range(view.players)]
+        if view.hands_left is not None:
+            base.hands = [sorted(h) for h in view.hands_left]
         self.base = base
 
     def sample(self, rng: random.Random, *, history: bool = True) -> State:

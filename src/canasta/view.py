@@ -57,6 +57,9 @@ class SeatView(TurnFacts):
     legal: tuple[Action, ...]
     history: tuple[Event, ...]
     result: HandResult | None
+    #: every seat's cards once the hand is over (then public: they count against their side);
+    #: None while it is played
+    hands_left: tuple[tuple[int, ...], ...] | None = None
 
     @property
     def players(self) -> int:
@@ -127,10 +130,14 @@ class SeatView(TurnFacts):
             "legal": [action_to_json(a) for a in self.legal],
             "history": [event_json(e) for e in self.history],
             "result": None if self.result is None else self.result.to_json(),
+            "hands_left": None
+            if self.hands_left is None
+            else [[card_str(c) for c in h] for h in self.hands_left],
         }
 
 
 def meld_json(m: TableMeld, settings: Settings) -> dict[str, Any]:
+    """A meld on the table; ``bonus`` is its canasta bonus under ``settings`` (0 below seven)."""
     return {
         "rank": FACE_TOKEN[m.rank],
         "cards": [card_str(c) for c in m.cards],
@@ -143,7 +150,8 @@ def meld_json(m: TableMeld, settings: Settings) -> dict[str, Any]:
 
 
 def event_json(e: Event) -> dict[str, Any]:
-    return {
+    """A history entry; a take also names the pile's top card and how many cards the pile held."""
+    out: dict[str, Any] = {
         "seat": e.seat,
         "action": None if e.action is None else action_to_json(e.action),
         "drawn": e.ndrawn,
@@ -151,6 +159,10 @@ def event_json(e: Event) -> dict[str, Any]:
         "red_threes": [card_str(c) for c in e.red_threes],
         "taken": [card_str(c) for c in e.taken],
     }
+    if e.top is not None:
+        out["top"] = card_str(e.top)
+        out["pile_size"] = 1 + len(e.taken) + len(e.red_threes)
+    return out
 
 
 def make_view(state: HandState, seat: int | None) -> SeatView:
@@ -180,4 +192,7 @@ def make_view(state: HandState, seat: int | None) -> SeatView:
         legal=tuple(legal_actions(state)) if seat is not None and seat == state.turn else (),
         history=history,
         result=state.result,
+        hands_left=tuple(tuple(sorted(h, key=sort_key)) for h in state.hands)
+        if state.phase == "over"
+        else None,
     )

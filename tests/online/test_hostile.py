@@ -52,7 +52,7 @@ def test_an_online_table_refuses_what_its_sender_may_not_do(db_url: str) -> None
             other.error(type="action", version=version, action=legal[0], seat=turn) == "wrong_seat"
         )
         # no undo, no suggestion, no pause online
-        for kind in ("undo", "suggest", "pause", "resume", "reveal", "settings", "new_match"):
+        for kind in ("undo", "suggest", "pause", "resume", "step", "reveal", "settings", "new_match"):
             msg = {"type": kind, "version": version, "seat": turn, "delay_ms": 0}
             assert me.error(**msg) == "offline_only", kind
             assert spectator.error(**msg) == "offline_only", kind

@@ -206,7 +206,15 @@ class Truth:
             for k in range(2):  # hidden cards resampled: the recipient's message must not change
                 again = resample(true.view(seat), random.Random(k)).view(seat).to_json()
                 assert again == view, "the view depends on hidden cards"
-        lists = [tuple(x) for x in _card_lists(msg)]
+        # once the hand is over every hand is public (the score screen shows them), and only then
+        if view["phase"] == "over":
+            assert view["hands_left"] == [
+                [card_str(c) for c in sorted(h, key=sort_key)] for h in true.hands
+            ]
+        else:
+            assert view["hands_left"] is None, "hands shown before the hand is over"
+        shown = {k: v for k, v in view.items() if k != "hands_left"}
+        lists = [tuple(x) for x in _card_lists({**msg, "view": shown})]
         for other in range(true.players):
             if (
                 other == seat

@@ -74,6 +74,9 @@ class ServerConfig:
     #: changes of a table's cosmetic settings per second (each one is saved)
     settings_rate: float = 1.0
     settings_burst: int = 5
+    #: "Continue CPU" (``step``) presses per second, and in one burst (each one is a move)
+    step_rate: float = 4.0
+    step_burst: int = 4
     #: how long tables stay in memory with no socket: finished matches, and the others
     finished_idle_seconds: float = 120.0
     idle_seconds: float = 600.0

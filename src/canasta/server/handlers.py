@@ -31,6 +31,7 @@ COMMANDS = {
     "undo": "_on_undo",
     "pause": "_on_pause",
     "resume": "_on_resume",
+    "step": "_on_step",
     "reveal": "_on_reveal",
     "next_hand": "_on_next_hand",
     "new_match": "_on_new_match",
@@ -57,6 +58,8 @@ class Handlers:
     match_counted: bool
     _suggestion: tuple[int, dict[str, Any]] | None
     _settings_bucket: TokenBucket
+    _step_bucket: TokenBucket
+    seq: int
     _players: dict[int, Any]
     _timer: asyncio.TimerHandle | None
     _replying: Any
@@ -164,6 +167,23 @@ class Handlers:
         if self.paused:
             self.paused = False
             await self._changed("resume")
+
+    async def _on_step(self, conn: Conn, msg: dict[str, Any]) -> None:
+        """Continue CPU: while the table is paused, the computer seat to act makes one move."""
+        self._check_owner(conn)
+        self._check_version(msg)
+        if self.mode != "computer":
+            raise TableError("wrong_mode", "step is only for tables against the computer")
+        st = self.game.state
+        if not self.paused:
+            raise TableError("not_paused", "the computer plays on its own: pause to step")
+        if st.is_over:
+            raise TableError("hand_over", "the hand is over")
+        if not self.bot_plays(st.turn):
+            raise TableError("not_computer_turn", "it is not a computer seat's turn")
+        if not self._step_bucket.take():
+            raise TableError("rate_limited", "one computer move at a time: try again shortly")
+        await self._bot_turn(self.seq, step=True)
 
     async def _on_reveal(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_owner(conn)

@@ -151,6 +151,7 @@ class Table(Seating, Handlers, Online):
         # a table has a bounded number of sockets, and at most one computer turn is pending.
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._settings_bucket = TokenBucket(config.settings_rate, config.settings_burst)
+        self._step_bucket = TokenBucket(config.step_rate, config.step_burst)
         self._probe: asyncio.Task[None] | None = None
         #: the process's metrics (set by the table set; None in tests that build tables alone)
         self.metrics: Metrics | None = None
@@ -753,9 +754,10 @@ class Table(Seating, Handlers, Online):
                 self.delay_ms / 1000, self.queue.put_nowait, item
             )
 
-    async def _bot_turn(self, version: int) -> None:
+    async def _bot_turn(self, version: int, *, step: bool = False) -> None:
+        """A computer seat's move (``step``: one move asked for while the table is paused)."""
         st = self.game.state
-        if version != self.seq or self.paused or not self.storage_ok or st.is_over:
+        if version != self.seq or (self.paused and not step) or not self.storage_ok or st.is_over:
             return
         seat = st.turn
         if not self.bot_plays(seat):
@@ -781,5 +783,6 @@ class Table(Seating, Handlers, Online):
         try:
             await self._changed("action")
         except TableError:  # not saved: the table is back where it was and will retry
-            return
+            if step:
+                raise
 

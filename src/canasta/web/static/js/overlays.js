@@ -2,6 +2,8 @@
 import { S } from "./store.js";
 import { t } from "./i18n.js";
 import { seatName, sideName, teamName } from "./table.js";
+import { cardEl, cardLabel, isWildFace, rankLabel } from "./cards.js";
+import { h } from "./dom.js";
 import { focusKey, focusFirst, tabbables } from "./focus.js";
 import { fairnessLine, replayLink } from "./replay.js";
 
@@ -30,6 +32,12 @@ export function closeOverlay(only) {
   o.className = "overlay";
   delete o.dataset.kind;
   setInert(false);
+}
+
+/** A dialog about to open from a control the redraw replaces: focus returns to ``key`` (a
+ * selector, see focusKey) when it closes. */
+export function rememberOpener(key) {
+  if (overlay().hidden && key) opener = key;
 }
 
 /** Once the dialogs are closed and the page redrawn: the selector focus should return to. */
@@ -180,6 +188,8 @@ export function handOverlay(ctl) {
     totals.append(p);
   }
   body.append(totals);
+  const left = handsLeft();
+  if (left) body.append(left);
   const fair = fairnessLine(S.table);
   if (fair) body.append(fair);
   const row = document.createElement("div");
@@ -211,6 +221,56 @@ export function handOverlay(ctl) {
     row.append(next);
   }
   body.append(row);
+}
+
+/** The cards left in every hand (the view shows them once the hand is over), seat by seat. */
+function handsLeft() {
+  const v = S.view;
+  if (!v || !v.hands_left) return null;
+  const box = h("section", { class: "hands-left", id: "hands-left", "aria-labelledby": "hands-left-title" });
+  box.append(h("h3", { id: "hands-left-title" }, t("result.hands_left")));
+  const list = h("ul", "hands-left-list");
+  v.hands_left.forEach((cards, seat) => {
+    const item = h("li", "hand-left");
+    item.dataset.seat = seat;
+    item.append(h("span", "who", seatName(seat)), " ",
+      h("span", "muted", cards.length ? t("table.cards_count", { n: cards.length }) : t("result.no_cards_left")));
+    if (cards.length) {
+      const faces = h("span", { class: "hand-left-cards", role: "img", "aria-label": cards.map(cardLabel).join(t("cards.list_sep")) });
+      for (const c of cards) faces.append(cardEl(c, { small: true, decorative: true }));
+      item.append(faces);
+    }
+    list.append(item);
+  });
+  box.append(list);
+  return box;
+}
+
+/** A meld opened from the table: its cards (naturals, then wilds), what kind it is and, for a
+ * canasta, the bonus the view gives it. */
+export function meldOverlay() {
+  const v = S.view;
+  const at = S.meldDetail;
+  const m = v && at && (v.melds[at.side] || []).find((x) => x.rank === at.rank);
+  if (!m) { closeOverlay("meld"); return; }
+  const kind = m.canasta ? (m.natural ? t("meld.natural_canasta") : t("meld.mixed_canasta")) : (m.natural ? t("table.natural") : t("table.mixed"));
+  const body = dialog("meld", t("meld.title", { rank: rankLabel(m.rank), side: sideName(at.side) }));
+  const facts = h("dl", "meld-facts");
+  const fact = (label, value) => { facts.append(h("div", null, h("dt", null, label), h("dd", null, value))); };
+  fact(t("meld.cards"), String(m.cards.length));
+  fact(t("meld.naturals"), String(m.naturals));
+  fact(t("meld.wilds"), String(m.wilds));
+  fact(t("meld.kind"), kind);
+  if (m.canasta) fact(t("meld.bonus"), `+${m.bonus}`);
+  body.append(facts);
+  const groups = [[t("meld.natural_cards"), m.cards.filter((c) => !isWildFace(c))], [t("meld.wild_cards"), m.cards.filter(isWildFace)]];
+  for (const [label, cards] of groups) {
+    if (!cards.length) continue;
+    body.append(h("h3", "meld-cards-head", `${label} (${cards.length})`));
+    const list = h("ul", "meld-cards");
+    for (const c of cards) list.append(h("li", null, cardEl(c, { small: true })));
+    body.append(list);
+  }
 }
 
 /** "Our side wins" (or a draw) at the top of the end-of-match dialog. */

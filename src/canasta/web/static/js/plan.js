@@ -7,6 +7,7 @@ import { errorText, mySeat, planAction, selectionTargets, targetsOf, plannedIdx,
 import { reasonText } from "./reasons.js";
 import { rankOf } from "./cards.js";
 import { isOnline } from "./online.js";
+import { rememberOpener } from "./overlays.js";
 import { redraw, toast, focusAfterAction, noteStaged, openOverlay } from "./screen.js";
 import { request, sendAction, validatePlan, version, discardAfter, onReply } from "./session.js";
 
@@ -200,6 +201,16 @@ export const actions = {
   pause() {
     if (!S.sock || !S.table) return;
     S.sock.send({ type: S.table.paused ? "resume" : "pause" });
+  },
+  step() {
+    if (!S.sock || !S.table || !S.table.paused) return;
+    request("step", { type: "step", version: version() });
+  },
+  openMeld(side, rank) {
+    S.meldDetail = { side, rank };
+    const area = side === (S.view && S.view.sides[mySeat()]) ? "#our-melds" : `#melds-${side}`;
+    rememberOpener(`${area} .meld-meta[data-rank="${rank}"]`);
+    openOverlay("meld");
   },
   toggleSound() {
     S.prefs.sound = !S.prefs.sound;

@@ -7,7 +7,7 @@ import { renderTable, mySeat } from "./table.js";
 import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
 import { renderTutorial } from "./tutorial.js";
 import { renderReplay } from "./replay.js";
-import { handOverlay, handoffOverlay, closeOverlay, overlayKind, takeReturnFocus } from "./overlays.js";
+import { handOverlay, handoffOverlay, meldOverlay, closeOverlay, overlayKind, takeReturnFocus } from "./overlays.js";
 import { focusKey, focusFirst } from "./focus.js";
 import { renderOnline, chatOverlay, leaveOverlay } from "./online.js";
 import { h, $ } from "./dom.js";
@@ -107,9 +107,11 @@ function redrawInner() {
   if (peekBtn) peekBtn.remove();
   if (S.peek && S.screen === "table" && S.view && (S.view.phase === "over" || (S.table && S.table.match && S.table.match.over)) && !overlayKind()) {
     // Looking at the final table: a button brings the scores back.
+    // In the row of the table's buttons (not floating over them, where it covered Pause).
     const b = h("button", { type: "button", id: "btn-peek-back", class: "btn primary peek-back" }, t("result.back_to_scores"));
-    b.addEventListener("click", () => { S.peek = false; redraw(); });
-    document.body.append(b);
+    b.addEventListener("click", (e) => { e.stopPropagation(); S.peek = false; redraw(); });
+    const row = document.querySelector("#table .buttons");
+    if (row) row.prepend(b); else document.body.append(b);
   } else if (!overlayKind() && S.screen === "table" && S.view && S.table) {
     // The end-of-hand and handoff screens come back after a panel opened over them closes.
     if (S.table.handoff != null) document.body.dataset.overlay = "handoff";
@@ -124,6 +126,7 @@ function redrawInner() {
   else if (kind === "stats") openStats(ctl, false);
   else if (kind === "chat") chatOverlay(ctl);
   else if (kind === "leave") leaveOverlay(ctl);
+  else if (kind === "meld") meldOverlay(ctl);
 }
 
 function renderScorebar() {

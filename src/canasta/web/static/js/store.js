@@ -52,6 +52,8 @@ export const S = {
   confirmTake: false,
   screen: "start",
   peek: false,            // the end-of-hand scores are hidden to look at the table
+  logOpen: null,          // the move log unfolded (null: the screen's default)
+  meldDetail: null,       // {side, rank}: the meld whose cards the meld dialog lists
   connection: "closed",
 };
 

@@ -6,7 +6,11 @@ import { isOnline, onlineName, seatMarks, countdown, autoBanner, watchLine } fro
 import { cardEl, backEl, sortCards, rankOf, rankLabel, meldRanks, cardName, cardShort, cardLabel, cardList } from "./cards.js";
 import { h, $ } from "./dom.js";
 import { refusalText } from "./reasons.js";
+import { moveLog, lastPhraseOf, scrollLog } from "./movelog.js";
 
+
+/** Layout only: from this many melds in an area, the chips shrink to fit. */
+const CROWDED_MELDS = 7;
 
 // ---- who is who -------------------------------------------------------------------------
 
@@ -171,19 +175,22 @@ export function renderTable(root, actions) {
   for (const s of otherSeats()) seats.append(seatBadge(s));
   root.append(seats);
 
-  // melds of the other sides, then the centre, then ours
+  // melds of the other sides, then the centre and the move log, then ours
   const board = h("section", "board");
+  board.id = "board";
   const sides = [...new Set(v.sides)];
   board.style.setProperty("--sides", sides.length);
   for (const side of sides.filter((x) => x !== mySide)) board.append(meldArea(side, false, actions));
-  const mid = centre(actions);
-  mid.style.setProperty("--rows", `1 / span ${sides.length}`);
-  board.append(mid);
+  const column = h("div", "side-col");
+  column.style.setProperty("--rows", `1 / span ${sides.length}`);
+  column.append(centre(actions), moveLog(seatName));
+  board.append(column);
   board.append(meldArea(mySide, true, actions));
   root.append(board);
 
   // my seat: status, plan, targets, hand, buttons
   const mine = h("section", "mine");
+  mine.id = "mine";
   mine.setAttribute("aria-label", t("table.your_area"));
   mine.append(statusLine(me));
   mine.append(planBar(actions, mySide, myTeam));
@@ -191,7 +198,55 @@ export function renderTable(root, actions) {
   mine.append(handRow(actions));
   mine.append(buttonRow(actions));
   root.append(mine);
+  root.append(tableNav());
+  layoutHand();
+  scrollLog();
 }
+
+/** Small screens: two buttons that move between the played melds and the hand with its plan
+ * (seed 000's "Played melds" and "Hand / plan"). */
+function tableNav() {
+  const nav = h("nav", { class: "table-nav", "aria-label": t("table.nav") });
+  const go = (id, target, focus, label) => {
+    const b = h("button", { type: "button", class: "btn", id }, label);
+    b.addEventListener("click", (e) => {
+      e.stopPropagation();
+      const el = document.querySelector(target);
+      if (!el) return;
+      // just under the sticky header
+      const head = document.querySelector("header");
+      const top = el.getBoundingClientRect().top + window.scrollY - (head ? head.offsetHeight : 0) - 4;
+      window.scrollTo({ top: Math.max(0, top) });
+      const to = el.querySelector(focus);
+      if (to) {
+        if (to.tabIndex < 0 && to.tagName === "H2") to.tabIndex = -1;
+        to.focus({ preventScroll: true });
+      }
+    });
+    return b;
+  };
+  nav.append(go("btn-nav-melds", "#board", "h2", t("table.nav_melds")),
+    go("btn-nav-hand", "#mine", "#hand .card[tabindex='0'], #hand", t("table.nav_hand")));
+  return nav;
+}
+
+/** The hand's cards in even rows: as many per row as fit with every card's visible strip at
+ * least a fingertip wide (44 CSS px), the rows as equal as they can be (15 cards: 8 + 7). */
+export function layoutHand() {
+  const hand = document.getElementById("hand");
+  if (!hand) return;
+  const cards = hand.querySelectorAll(".card");
+  if (!cards.length) return;
+  const cw = cards[0].offsetWidth || 44;
+  const step = Math.max(44, Math.round(cw * 0.7));
+  // the room there is: the hand's row, less what the last card shows past its strip
+  const room = (hand.parentElement ? hand.parentElement.clientWidth : hand.clientWidth) - (cw - step);
+  const fit = Math.max(1, Math.floor(room / step));
+  const rows = Math.ceil(cards.length / fit);
+  hand.style.setProperty("--step", `${step}px`);
+  hand.style.setProperty("--cols", String(Math.ceil(cards.length / rows)));
+}
+window.addEventListener("resize", () => layoutHand());
 
 function seatBadge(seat) {
   const v = S.view;
@@ -213,6 +268,8 @@ function seatBadge(seat) {
   b.append(fan);
   const c = h("div", "seat-count", t("table.cards_count", { n: count }));
   b.append(c);
+  const last = lastPhraseOf(seat);
+  if (last) b.append(h("div", "seat-last", last));
   const r3 = v.red_threes[seat] || [];
   if (r3.length) {
     const rt = h("div", "seat-r3");
@@ -220,7 +277,8 @@ function seatBadge(seat) {
     b.append(rt);
   }
   const playing = v.turn === seat && v.phase !== "over" ? t("table.seat_playing") : "";
-  b.setAttribute("aria-label", `${seatName(seat)}: ${t("table.cards_count", { n: count })}${playing}`);
+  b.setAttribute("aria-label", `${seatName(seat)}: ${t("table.cards_count", { n: count })}${playing}` +
+    (last ? t("cards.sep") + t("log.last", { what: last }) : ""));
   b.setAttribute("role", "group");
   return b;
 }
@@ -229,7 +287,7 @@ function meldArea(side, mine, actions) {
   const v = S.view;
   const area = h("div", "melds " + (mine ? "ours" : "theirs"));
   area.dataset.side = side;
-  if (mine) area.id = "our-melds";
+  area.id = mine ? "our-melds" : `melds-${side}`;
   const head = h("div", "melds-head");
   head.append(h("h2", "side-name", sideName(side)));
   const opened = v.opened[side];
@@ -247,15 +305,22 @@ function meldArea(side, mine, actions) {
   const targets = mine ? selectionTargets() : [];
   const melds = v.melds[side] || [];
   if (!melds.length) list.append(h("span", "empty", t("table.no_melds")));
+  if (melds.length >= CROWDED_MELDS) area.dataset.many = "";
   for (const m of melds) {
-    const chip = meldChip(m, { interactive: mine });
-    if (mine) {
-      const b = chip.querySelector("button.meld-meta");
+    const chip = meldChip(m, { interactive: true });
+    const b = chip.querySelector("button.meld-meta");
+    if (mine && S.selection.size) {
+      // cards are selected: our meld is where they go
       if (targets.includes(m.rank)) {
         chip.classList.add("target");
         b.setAttribute("aria-label", b.getAttribute("aria-label") + t("cards.sep") + t("table.meld_stage_here"));
       } else b.setAttribute("aria-disabled", "true");
       chip.addEventListener("click", (e) => { e.stopPropagation(); actions.stage(m.rank); });
+    } else {
+      // nothing selected (or another side's meld): the meld opens to show its cards
+      b.setAttribute("aria-haspopup", "dialog");
+      b.setAttribute("aria-label", b.getAttribute("aria-label") + t("cards.sep") + t("table.meld_open"));
+      chip.addEventListener("click", (e) => { e.stopPropagation(); actions.openMeld(side, m.rank); });
     }
     list.append(chip);
   }
@@ -662,6 +727,12 @@ function buttonRow(actions) {
   if (hasComputer) {
     const paused = S.table.paused;
     row.append(btn("btn-pause", paused ? t("actions.resume") : t("actions.pause"), null, actions.pause, true, "ghost"));
+    if (paused && S.table.mode === "computer") {
+      // Continue CPU: one computer move per press while paused (the server plays it)
+      const seatInfo = S.table.seats[v.turn];
+      const cpuTurn = v.phase !== "over" && seatInfo && seatInfo.kind === "computer";
+      row.append(btn("btn-step", t("actions.step"), null, actions.step, cpuTurn, "ghost"));
+    }
   }
   return row;
 }

@@ -1,0 +1,221 @@
+"""The table's layout (issue 9): a 1366×768 desktop never pushes the hand and the actions below
+the fold, and on a 390×844 phone every tap target is at least 44×44 CSS px, the hand lays out
+in even rows, and two buttons move between the played melds and the hand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from .conftest import Server, use_prefs
+from .positions import DRIVE, finished_hand, growing_hand, many_melds, open_position
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose sockets may send fast (positions are played into tables move by move)."""
+    s = Server(tmp_path_factory.mktemp("db") / "canasta.db", config={"message_rate": 2000.0, "message_burst": 2000})
+    s.start()
+    yield s
+    s.stop()
+
+
+def _box(page: Any, selector: str) -> dict[str, float]:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    return box
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+def test_desktop_with_wrapped_melds_keeps_the_hand_and_actions_in_view(browser, quick_server):
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    use_prefs(page)
+    seed, actions = many_melds()
+    open_position(page, quick_server.url, seed, actions)
+    page.wait_for_timeout(300)
+    # the melds have wrapped onto a second row
+    tops = page.eval_on_selector_all("#our-melds .meld", "els => [...new Set(els.map(e => Math.round(e.getBoundingClientRect().top)))]")
+    assert len(tops) >= 2, "the position should have wrapped melds"
+    # the page is no taller than the window: nothing to scroll to
+    assert page.evaluate("document.documentElement.scrollHeight") <= DESKTOP["height"] + 1
+    bottom = DESKTOP["height"]
+    for sel in ["#hand .card", ".buttons .act"]:
+        for box in page.locator(sel).evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())"):
+            assert 0 <= box["top"] and box["bottom"] <= bottom, (sel, box)
+    # the meld areas stay above the player's own area; what does not fit scrolls inside them
+    mine = _box(page, "#mine")
+    for box in page.locator(".board .melds").evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())"):
+        assert box["bottom"] <= mine["y"] + 1, box
+    scrolls = page.eval_on_selector_all(".board .melds", "els => els.map(e => getComputedStyle(e).overflowY)")
+    assert all(s in ("auto", "scroll") for s in scrolls)
+    # the move log is on screen too, beside the melds
+    log = _box(page, "#movelog")
+    assert log["y"] + log["height"] <= mine["y"] + 1
+    context.close()
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_back_to_the_scores_never_covers_a_table_button(browser, quick_server, size):
+    viewport = DESKTOP if size == "desktop" else PHONE
+    context = browser.new_context(viewport=viewport, is_mobile=size == "phone", has_touch=size == "phone")
+    page = context.new_page()
+    use_prefs(page)
+    seed, actions = finished_hand()
+    page.goto(quick_server.url)
+    page.wait_for_selector("#btn-start")
+    table = page.evaluate("""async (seed) => (await (await fetch('/api/tables', { method: 'POST',
+        headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'local', players: 2,
+        preset: 'two-player', rules: { target: 'one_hand' }, seed }) })).json()).table""", seed)
+    page.evaluate(DRIVE, [table, actions])
+    page.goto(quick_server.url + f"#table={table}")
+    page.click("#btn-peek")
+    page.wait_for_selector("#btn-peek-back")
+    page.locator("#btn-peek-back").scroll_into_view_if_needed()
+    back = _box(page, "#btn-peek-back")
+    others = page.eval_on_selector_all(
+        "#table button, .table-nav button",
+        "els => els.filter(e => e.id !== 'btn-peek-back' && e.getClientRects().length).map(e => ({ id: e.id || e.className, box: e.getBoundingClientRect().toJSON() }))")
+    for other in others:
+        assert not _overlap(back, other["box"]), f"Back to the scores covers {other['id']}"
+    context.close()
+
+
+# every control a finger can reach on the table, in the header and in the dialog shown
+TARGETS = """(scope) => {
+  const sel = 'button, a[href], input, select, summary, [role=button], [tabindex="0"]';
+  const roots = scope === 'dialog' ? [document.querySelector('#overlay')] : [document.querySelector('header'), document.querySelector('#table')];
+  const out = [];
+  for (const root of roots) for (const el of root.querySelectorAll(sel)) {
+    if (!el.getClientRects().length || el.closest('[hidden]')) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none') continue;
+    // a check box's target is its label; a hand card's the strip the next card leaves
+    const target = el.matches('input[type=checkbox], input[type=radio]') && el.closest('label') ? el.closest('label') : el;
+    const r = target.getBoundingClientRect();
+    let width = r.width;
+    if (el.matches('#hand .card')) {
+      const next = el.nextElementSibling;
+      if (next) {
+        const n = next.getBoundingClientRect();
+        if (Math.abs(n.top - r.top) < 20) width = n.left - r.left;
+      }
+    }
+    out.push({ what: (el.id ? '#' + el.id : el.tagName.toLowerCase() + '.' + [...el.classList].join('.')) + ' ' + (el.textContent || '').trim().slice(0, 16),
+               width, height: r.height });
+  }
+  return out;
+}"""
+
+
+def _small(page: Any, scope: str = "table") -> list[str]:
+    return [f"{t['what']}: {t['width']:.0f}×{t['height']:.0f}" for t in page.evaluate(TARGETS, scope)
+            if t["width"] < 44 - 0.5 or t["height"] < 44 - 0.5]
+
+
+def test_every_tap_target_on_a_phone_is_at_least_44_px(browser, quick_server):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    use_prefs(page)
+    seed, actions = many_melds()
+    open_position(page, quick_server.url, seed, actions)
+    bad = _small(page)
+    # a selection shows the rank chips; a staged group its ×
+    page.locator("#hand .card:not(.planned)").first.click()
+    page.wait_for_selector("#targets .rank-chip")
+    bad += _small(page)
+    page.locator("#targets .rank-chip").first.click()
+    page.wait_for_selector("#planbar .plan-x")
+    bad += _small(page)
+    page.click("#btn-cancel")
+    # the move log unfolded, and the dialogs: a meld's cards, Settings, Help
+    page.click("#movelog-title")
+    bad += _small(page)
+    page.locator("#our-melds .meld button.meld-meta").first.click()
+    page.wait_for_selector("#overlay[data-kind=meld] .dialog")
+    bad += _small(page, "dialog")
+    page.click("#overlay .close")
+    for opener, kind in (("#btn-settings", "settings"), ("#btn-help", "help")):
+        page.click(opener)
+        page.wait_for_selector(f"#overlay[data-kind={kind}] .dialog")
+        bad += [f"{kind}: {b}" for b in _small(page, "dialog")]
+        page.click("#overlay .close")
+        page.wait_for_selector("#overlay", state="hidden")
+    assert not bad, "tap targets under 44×44 px:\n" + "\n".join(bad)
+    context.close()
+
+
+def test_the_end_of_hand_dialog_on_a_phone_has_44_px_targets(browser, quick_server):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    use_prefs(page)
+    seed, actions = finished_hand()
+    page.goto(quick_server.url)
+    page.wait_for_selector("#btn-start")
+    table = page.evaluate("""async (seed) => (await (await fetch('/api/tables', { method: 'POST',
+        headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'local', players: 2,
+        preset: 'two-player', rules: { target: 'one_hand' }, seed }) })).json()).table""", seed)
+    page.evaluate(DRIVE, [table, actions])
+    page.goto(quick_server.url + f"#table={table}")
+    page.wait_for_selector("#overlay[data-kind=match] .dialog")
+    bad = _small(page, "dialog")
+    assert not bad, "tap targets under 44×44 px:\n" + "\n".join(bad)
+    context.close()
+
+
+@pytest.mark.parametrize(("size", "preset"), [(11, "classic"), (15, "two-player"), (18, "two-player"), (21, "two-player")])
+def test_the_hand_lays_out_in_even_rows_on_a_phone(browser, quick_server, size, preset):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    use_prefs(page)
+    seed, actions = growing_hand(size, preset)
+    open_position(page, quick_server.url, seed, actions, players=4 if preset == "classic" else 2, preset=preset)
+    boxes = page.locator("#hand .card").evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())")
+    assert len(boxes) == size
+    rows: dict[int, list[dict[str, float]]] = {}
+    for b in boxes:
+        rows.setdefault(round(b["top"]), []).append(b)
+    lengths = [len(r) for r in rows.values()]
+    assert max(lengths) - min(lengths) <= 1, f"uneven rows for {size} cards: {lengths}"
+    assert len(rows) <= (2 if size <= 16 else 3), lengths
+    for row in rows.values():
+        row.sort(key=lambda b: b["left"])
+        for a, b in zip(row, row[1:], strict=False):
+            assert b["left"] - a["left"] >= 44 - 0.5, "a card shows less than 44 px"
+        assert row[0]["left"] >= 0 and row[-1]["right"] <= PHONE["width"], "the hand is wider than the phone"
+        # each row is centred
+        assert abs(row[0]["left"] - (PHONE["width"] - row[-1]["right"])) <= 24
+    context.close()
+
+
+def test_played_melds_and_hand_plan_move_within_the_table_on_a_phone(browser, quick_server):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    use_prefs(page)
+    seed, actions = many_melds()
+    open_position(page, quick_server.url, seed, actions)
+    nav = _box(page, "#btn-nav-melds")
+    assert nav["y"] + nav["height"] <= PHONE["height"] and nav["height"] >= 44  # always at hand
+    page.click("#btn-nav-hand")
+    page.wait_for_timeout(200)
+    hand = _box(page, "#hand")
+    assert hand["y"] >= 0 and hand["y"] + hand["height"] <= nav["y"], "the hand is not in view"
+    assert page.evaluate("!!document.activeElement.closest('#hand')")
+    page.click("#btn-nav-melds")
+    page.wait_for_timeout(200)
+    header = _box(page, "header")
+    board = _box(page, "#board")
+    assert header["y"] + header["height"] - 2 <= board["y"] <= PHONE["height"] / 3, board
+    assert page.evaluate("!!document.activeElement.closest('#board')")
+    context.close()
