@@ -541,7 +541,7 @@ def install(
 ) -> None:
     """Add the account, profile, leaderboard, shop and report routes to ``app``, and the
     rating of finished quick matches to ``tables``."""
-    from .app import SESSION_COOKIE, SESSION_MAX_AGE, ApiError, _json_body, display_name
+    from .app import SESSION_COOKIE, ApiError, _json_body, display_name, set_session_cookie
 
     smtp = SmtpServer.from_url(config.smtp_url) if config.smtp_url else None
     per_address = Limiter(config.auth_per_minute_per_address, 60)
@@ -564,15 +564,7 @@ def install(
             raise ApiError(429, code, f"too many {what}: try again later")
 
     def set_cookie(request: Request, response: Response, token: str) -> None:
-        response.set_cookie(
-            SESSION_COOKIE,
-            token,
-            max_age=SESSION_MAX_AGE,
-            httponly=True,
-            samesite="lax",
-            secure=config.secure_cookies or request.url.scheme == "https",
-            path="/",
-        )
+        set_session_cookie(request, response, token, config)
 
     def clear_cookie(request: Request, response: Response) -> None:
         response.delete_cookie(

@@ -44,6 +44,19 @@ STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 SESSION_COOKIE = "canasta_session"
 SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes at 400 days
 
+
+def set_session_cookie(request: Request, response: Response, token: str, config: ServerConfig) -> None:
+    """The session cookie: HTTP-only, same-site, secure over HTTPS (or when configured)."""
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=SESSION_MAX_AGE,
+        httponly=True,
+        samesite="lax",
+        secure=config.secure_cookies or request.url.scheme == "https",
+        path="/",
+    )
+
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: the ids the previous release's client made: crypto.randomUUID(), or its fallback
 _LEGACY_PROFILE = re.compile(
@@ -361,16 +374,7 @@ def create_app(
             if not session_limiter.allow(client_address(request.scope)):
                 raise ApiError(429, "rate_limited", "too many new sessions: try again shortly")
             token, account = await store.new_session()
-            secure = config.secure_cookies or request.url.scheme == "https"
-            response.set_cookie(
-                SESSION_COOKIE,
-                token,
-                max_age=SESSION_MAX_AGE,
-                httponly=True,
-                samesite="lax",
-                secure=secure,
-                path="/",
-            )
+            set_session_cookie(request, response, token, config)
             created = True
         claimed = False
         if legacy is not None:
