@@ -95,6 +95,9 @@ export function goBack(fallback) {
 export function listen(route) {
   window.addEventListener("popstate", () => {
     backPending = false;
-    following(() => route(parseAddress(location.hash)));
+    const where = parseAddress(location.hash);
+    // an in-page link (the skip link's #hand) has done its work: the address names the screen again
+    const inPage = !where && location.hash.length > 1 && document.getElementById(location.hash.slice(1));
+    following(() => (inPage ? syncAddress() : route(where)));
   });
 }
