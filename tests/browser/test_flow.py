@@ -226,6 +226,11 @@ def test_reset_progress_also_clears_the_unfinished_match(page, server):
     page.wait_for_selector("#btn-start")
     page.wait_for_timeout(300)
     assert page.locator("#resume .resume-btn").count() == 0
+    # Back to the table's address: the match set aside is gone, and Back does not trap the page
+    page.go_back()
+    page.wait_for_selector("#toast.show")
+    _wait_screen(page, "start")
+    page.wait_for_function("() => !location.hash.startsWith('#table=')")
     page.reload()
     page.wait_for_selector("#btn-start")
     page.wait_for_timeout(500)

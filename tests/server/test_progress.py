@@ -58,6 +58,9 @@ def test_seed002_reset_progress_clears_the_unfinished_match_position(db_url: str
             ws.send_json({"type": "pause"})  # a change saved by the live table keeps the mark
             receive(ws)
         assert c.get("/api/tables").json()["tables"] == []
+        for gone in (live, idle):  # nor can it be played from its address (Back, a bookmark)
+            with c.websocket_connect(f"/ws/tables/{gone}") as ws:
+                assert receive(ws)["code"] == "table_not_found"
         # a new match now starts a streak from nothing and is offered to continue
         fresh = create_table(c, mode="computer", preset="two-player")
         assert [t["table"] for t in c.get("/api/tables").json()["tables"]] == [fresh]

@@ -551,7 +551,8 @@ def create_app(
             )
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
-        if found is None:
+        # a table set aside by Reset progress is no longer anyone's position to play
+        if found is None or (isinstance(found, Table) and found.options.get("set_aside")):
             await websocket.send_text(json.dumps(error_message("table_not_found", "no such table")))
             await websocket.close(code=4404)
             return

@@ -2,8 +2,8 @@
 by a match left unfinished, and "Reset progress", which also sets the unfinished matches aside.
 
 A table set aside keeps its row (its finished matches stay replayable) but carries
-``options["set_aside"]``: it is no longer offered under Continue, so the position is gone for
-the player.
+``options["set_aside"]``: it is no longer offered under Continue and its socket answers
+``table_not_found``, so the position is gone for the player.
 """
 
 from __future__ import annotations
