@@ -71,7 +71,11 @@ def test_match_resumes_after_server_restart(page, fresh_server: Server):
     scores = page.inner_text("#scorebar")
     fresh_server.stop()
     fresh_server.start()            # same port and database
-    page.reload()
+    page.reload()                   # the address names the table: the reload reconnects to it
+    page.wait_for_selector("#table[data-phase]")
+    assert wait_my_turn(page) == "draw"
+    assert sorted(hand_cards(page)) == cards
+    page.goto(fresh_server.url)     # and the start screen offers it under Continue
     page.wait_for_selector("#resume .resume-btn")
     page.click("#resume .resume-btn")
     page.wait_for_selector("#table[data-phase]")

@@ -90,9 +90,23 @@ def test_rules_page_and_tutorial_steps(page, server):
     tap_hints()
     page.click("#tut-pile")
     page.click("text=Next step →")
-    # 3: going out: meld the fives, discard the last card
+    # 3 to 5: a wild card and a black three discarded, a red three drawn
+    for target in ("#tut-pile", "#tut-pile", "#tut-stock"):
+        tap_hints()
+        page.click(target)
+        page.wait_for_selector("#tutorial[data-done=yes]")
+        page.click("text=Next step →")
+    # 6: going out: meld the fives, discard the last card
     tap_hints()
     page.click("#tutorial .rank-chip")
+    tap_hints()
+    page.click("#tut-pile")
+    assert page.locator("#tutorial .hand .card").count() == 0
+    page.click("text=Next step →")
+    # 7: going out concealed: a canasta and a meld from the hand, then the discard
+    for _ in range(2):
+        tap_hints()
+        page.click("#tutorial .rank-chip")
     tap_hints()
     page.click("#tut-pile")
     assert page.locator("#tutorial .hand .card").count() == 0

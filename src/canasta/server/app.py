@@ -32,6 +32,7 @@ from .limits import Counter, KeyedLimiter
 from .lobby import Lobby
 from .metrics import CONTENT_TYPE_LATEST
 from .players import LEVELS
+from .progress import break_streak, set_aside, set_aside_unfinished, unfinished_computer_match
 from .protocol import error_message
 from .security import SecurityMiddleware, client_address, is_loopback
 from .sockets import read_frames, run_socket
@@ -445,6 +446,10 @@ def create_app(
             client_address(request.scope)
         ):
             raise ApiError(429, "rate_limited", "too many new tables: try again in a minute")
+        # a new match against the computer while one is unfinished ends the win streak (the
+        # unfinished one stays under Continue)
+        if mode == "computer" and seed is None and await unfinished_computer_match(store, account.id):
+            await break_streak(store, account.id)
         table = await tables.create(
             profile=account.id,
             mode=mode,
@@ -470,6 +475,7 @@ def create_app(
                     "updated_at": r.updated_at.isoformat(),
                 }
                 for r in rows
+                if not set_aside(r)
             ]
         }
 
@@ -511,8 +517,11 @@ def create_app(
 
     @app.delete("/api/stats")
     async def reset_stats(request: Request) -> dict[str, Any]:
+        """Reset progress: the statistics against the computer, and the unfinished offline
+        matches (no longer offered under Continue)."""
         account = await _require_account(request)
         await store.reset_stats(account.id)
+        await set_aside_unfinished(store, tables, account.id)
         return await store.get_stats(account.id)
 
     # ------------------------------------------------------------------ the table socket
@@ -552,7 +561,8 @@ def create_app(
             )
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
-        if found is None:
+        # a table set aside by Reset progress is no longer anyone's position to play
+        if found is None or (isinstance(found, Table) and found.options.get("set_aside")):
             await websocket.send_text(json.dumps(error_message("table_not_found", "no such table")))
             await websocket.close(code=4404)
             return

@@ -2,12 +2,12 @@
 // The table socket lives in session.js, the player's plan in plan.js, drawing in screen.js;
 // the rules live on the server (see table.js).
 import { S, savePrefs, legacyProfile, forgetLegacyProfile } from "./store.js";
-import { loadLanguages, setLanguage, t } from "./i18n.js";
+import { setLanguage, t } from "./i18n.js";
 import { api } from "./net.js";
 import { setSound } from "./sound.js";
 import { setSender, teamName, rankFromKey, seatName } from "./table.js";
 import { openStats } from "./panels.js";
-import { openReplay } from "./replay.js";
+import { openReplay, replayShown } from "./replay.js";
 import { closeOverlay, overlayKind, takeReturnFocus, trapTab } from "./overlays.js";
 import { focusFirst } from "./focus.js";
 import { initAccount } from "./account.js";
@@ -17,6 +17,7 @@ import { setCardFacts } from "./cards.js";
 import { bindScreen, show, redraw, toast, openOverlay, focusAfterAction } from "./screen.js";
 import { openTable, request, sendSpeed } from "./session.js";
 import { actions } from "./plan.js";
+import { following, goBack, listen, parseAddress, syncAddress } from "./nav.js";
 
 // ---- controller shared with the panels ----------------------------------------------------
 
@@ -39,16 +40,18 @@ export const controller = {
       toast(t("errors.create_failed") + (e.code ? ` (${e.code})` : ""), "bad");
     }
   },
-  openStats() { document.body.dataset.overlay = "stats"; openStats(controller, true); },
+  openStats() { document.body.dataset.overlay = "stats"; openStats(controller, true); syncAddress(); },
+  /** Back to the screen before this one (``fallback`` when the page was opened here). */
+  back(fallback) { goBack(() => show(fallback)); },
   send(msg) {
     if (!S.sock) return;
     if (["reveal", "next_hand", "new_match"].includes(msg.type)) focusAfterAction("hand");
     request(msg.type, msg);
   },
-  setLanguage(lang) {
+  async setLanguage(lang) {
     S.prefs.lang = lang;
     savePrefs();
-    setLanguage(lang);
+    await setLanguage(lang);
     redraw();
   },
   setPref(key, value) {
@@ -65,16 +68,25 @@ export const controller = {
     S.sock = null;
     S.view = S.table = S.msg = null;
     closeOverlay();
-    if (location.hash.startsWith("#table=")) history.replaceState(null, "", location.pathname);
     if (online) controller.openOnline(); else show("start");
   },
+  openReplay(ref) {
+    closeTable();
+    closeOverlay();
+    openReplay(controller, ref);
+  },
   openOnline(code = null) {
-    if (S.sock) { S.sock.close(); S.sock = null; S.view = S.table = S.msg = null; }
+    closeTable();
     closeOverlay();
     openLobby(controller, code);
     show("online");
   },
 };
+
+
+function closeTable() {
+  if (S.sock) { S.sock.close(); S.sock = null; S.view = S.table = S.msg = null; }
+}
 
 
 // ---- keyboard -----------------------------------------------------------------------------
@@ -120,14 +132,26 @@ function onKey(e) {
 
 // ---- start-up -----------------------------------------------------------------------------
 
-function routeFromHash(initial) {
-  const hash = location.hash.replace("#", "");
-  if (hash === "rules" || hash === "tutorial") show(hash);
-  else if (hash === "online") controller.openOnline();
-  else if (hash.startsWith("room=")) controller.openOnline(decodeURIComponent(hash.slice(5)).replace(/[^A-Za-z0-9]/g, "").slice(0, 6));
-  else if (hash.startsWith("table=")) openTable(decodeURIComponent(hash.slice(6)));
-  else if (hash.startsWith("replay=")) openReplay(controller, decodeURIComponent(hash.slice(7)));
-  else if (initial) show("start");
+/** Whether ``screen`` is the one showing (at start-up none is). */
+function onScreen(screen) { return S.screen === screen && !$(`#${screen}`).hidden; }
+
+/** Show what the address names (at start-up, and on Back and Forward). */
+function route(where) {
+  if (!where) return;  // an address of another module (#reset=…) or an in-page link
+  if (where.screen === "table") {
+    if (where.arg !== S.tableId || !S.sock) openTable(where.arg);
+    else if (!onScreen("table")) show("table");
+  } else if (where.screen === "online") {
+    if (!onScreen("online") || where.room) controller.openOnline(where.room ? where.room.replace(/[^A-Za-z0-9]/g, "").slice(0, 6) : null);
+  } else if (where.screen === "replay") {
+    if (!onScreen("replay") || replayShown() !== where.arg) controller.openReplay(where.arg);
+  } else {
+    if (where.screen === "start" && S.sock) closeTable();
+    if (!onScreen(where.screen)) { if (overlayKind() !== "stats") closeOverlay(); show(where.screen); }
+  }
+  const stats = overlayKind() === "stats";
+  if (where.stats && !stats) controller.openStats();
+  else if (!where.stats && stats) { closeOverlay(); redraw(); }
 }
 
 async function startSession() {
@@ -140,8 +164,7 @@ async function startSession() {
 }
 
 async function main() {
-  await loadLanguages();
-  setLanguage(S.prefs.lang);
+  await setLanguage(S.prefs.lang);
   setSound(S.prefs.sound);
   await startSession();
   await initAccount(controller);  // account panel, cosmetics on <body>, #reset= links
@@ -159,8 +182,8 @@ async function main() {
   $("#table").addEventListener("click", () => {
     if (S.selection.size) { S.selection.clear(); redraw(); }
   });
-  routeFromHash(true);
-  window.addEventListener("hashchange", () => routeFromHash(false));
+  following(() => route(parseAddress(location.hash) || { screen: "start", arg: null, stats: false }));
+  listen(route);
   document.body.classList.add("ready");
 }
 

@@ -1,18 +1,50 @@
 // Interface strings: loaded from /static/i18n/<lang>.json; every visible string goes through t().
+// Only the language in use is fetched (the other one when the player switches to it), and the
+// long texts of the rules page and the tutorial (<lang>.pages.json) only when one of them opens.
+// Each language's files hold every key (tests/server/test_i18n_files.py): none needs English.
 const LANGS = ["en", "ja"];
 const tables = {};
+const loading = {};
 let current = "en";
+let wantPages = false;
 
-export async function loadLanguages() {
-  await Promise.all(LANGS.map(async (lang) => {
-    const res = await fetch(`/static/i18n/${lang}.json`);
-    tables[lang] = await res.json();
-  }));
+function fetchJson(url) {
+  return fetch(url).then((res) => { if (!res.ok) throw new Error(`${url}: ${res.status}`); return res.json(); });
 }
 
-export function setLanguage(lang) {
-  current = LANGS.includes(lang) ? lang : "en";
+function load(lang, part) {
+  const key = `${lang}.${part}`;
+  if (!loading[key]) {
+    loading[key] = fetchJson(`/static/i18n/${part === "main" ? lang : `${lang}.pages`}.json`)
+      .then((table) => { tables[lang] = merge(tables[lang] || {}, table); })
+      .catch((e) => { delete loading[key]; throw e; });
+  }
+  return loading[key];
+}
+
+function merge(into, more) {
+  for (const [k, v] of Object.entries(more)) {
+    into[k] = v && typeof v === "object" && !Array.isArray(v) && into[k] && typeof into[k] === "object" ? merge(into[k], v) : v;
+  }
+  return into;
+}
+
+/** Use ``lang`` from now on, fetching its strings first if this page has not yet. */
+export async function setLanguage(lang) {
+  let want = LANGS.includes(lang) ? lang : "en";
+  try { await load(want, "main"); } catch { want = "en"; await load(want, "main"); }
+  current = want;
   document.documentElement.lang = current;
+  if (wantPages) await loadPages();
+}
+
+/** The rules page's and the tutorial's texts: loaded once asked for (true once they are). */
+export function pagesLoaded() { return !!(loading[`${current}.pages`] && tables[current] && tables[current].rules && tables[current].rules.sections); }
+
+/** Fetch the rules page's and the tutorial's texts of the current language. */
+export function loadPages() {
+  wantPages = true;
+  return load(current, "pages");
 }
 
 export function language() { return current; }
@@ -27,7 +59,7 @@ function lookup(lang, key) {
   return node;
 }
 
-/** The raw entry for a key (strings, arrays or objects), falling back to English. */
+/** The raw entry for a key (strings, arrays or objects); English if it is loaded and has one. */
 export function raw(key) {
   const v = lookup(current, key);
   return v === undefined ? lookup("en", key) : v;

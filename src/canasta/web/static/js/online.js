@@ -120,7 +120,7 @@ export function renderOnline(root, controller) {
   root.innerHTML = "";
   const head = h("div", "page-head");
   head.append(h("h1", null, t("online.title")));
-  const back = button(t("online.back_to_menu"), () => { closeLobby(); location.hash = ""; ctl.show("start"); }, "ghost small");
+  const back = button(t("online.back_to_menu"), () => { closeLobby(); ctl.show("start"); }, "ghost small");
   back.id = "btn-online-back";
   head.append(back);
   root.append(head);

@@ -1,6 +1,6 @@
 // Start screen, settings, stats, help and the rules page.
-import { S, savePrefs, lastTable } from "./store.js";
-import { t, raw, languages } from "./i18n.js";
+import { S, savePrefs, lastTable, rememberTable } from "./store.js";
+import { t, raw, languages, loadPages, pagesLoaded } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { cardEl } from "./cards.js";
@@ -212,7 +212,7 @@ export function renderStart(root, ctl) {
   const online = h("section", "card-panel online-entry");
   online.append(h("h2", null, t("online.title")));
   online.append(h("p", "muted", t("online.entry_text")));
-  const play = button(t("online.play_online"), () => { location.hash = "online"; }, "primary");
+  const play = button(t("online.play_online"), () => ctl.openOnline(), "primary");
   play.id = "btn-online";
   online.append(play);
   root.append(online);
@@ -351,8 +351,12 @@ function drawStats(ctl) {
       try { statsData = await api("DELETE", "/api/stats"); } catch { /* keep */ }
       try { statsData = await api("GET", "/api/stats"); } catch { statsData = statsData || {}; }
       confirmReset = false;
+      // the unfinished matches are set aside too (the server no longer offers them)
+      rememberTable(null);
+      resumeCache = null;
       ctl.toast(t("stats.reset_done"));
-      drawStats(ctl);
+      const here = S.table && S.screen === "table" && ["computer", "local"].includes(S.table.mode) && S.table.status !== "match_over";
+      if (here) ctl.leaveTable(); else drawStats(ctl);
     }, "danger");
     yes.id = "btn-reset-confirm";
     row.append(yes, button(t("common.cancel"), () => { confirmReset = false; drawStats(ctl); }));
@@ -365,9 +369,10 @@ function drawStats(ctl) {
 export function openHelp(ctl) {
   const body = dialog("help", t("help.title"));
   const keys = h("dl", "keys");
-  const list = [["Space / Enter", "select"], ["← → Home End", "move"], ["A K Q J 4–9 0", "stage"]];
+  // Key names are words in the player's language (Esc, Space); letters are the keys' own.
+  const list = [[t("keys.space_enter"), "select"], [t("keys.move"), "move"], [t("keys.ranks"), "stage"]];
   if (S.prefs.shortcuts !== false) list.push(["D", "draw"], ["T", "take"], ["F", "meld"], ["X", "discard"], ["U", "undo"], ["S", "sort"], ["M", "sound"], ["?", "help"]);
-  list.push(["Esc", "cancel"]);
+  list.push([t("keys.esc"), "cancel"]);
   keys.setAttribute("aria-label", t("help.keys_title"));
   for (const [k, key] of list) {
     const row = h("div", "key" + (k.length > 3 ? " wide" : ""));
@@ -391,10 +396,15 @@ export function openHelp(ctl) {
 
 export function renderRules(root, ctl) {
   root.innerHTML = "";
-  const back = button(t("common.back"), () => ctl.show(S.view ? "table" : "start"), "ghost");
+  const back = button(t("common.back"), () => ctl.back(S.view ? "table" : "start"), "ghost");
   back.id = "btn-back";
   root.append(back);
   root.append(h("h1", null, t("rules.title")));
+  if (!pagesLoaded()) {
+    root.append(h("p", "muted", t("common.loading")));
+    loadPages().then(() => { if (S.screen === "rules") ctl.redraw(); }, () => {});
+    return;
+  }
   root.append(h("p", "lead", t("rules.lead")));
   const toc = h("nav", "toc");
   toc.setAttribute("aria-label", t("rules.contents"));
@@ -411,6 +421,14 @@ export function renderRules(root, ctl) {
     });
     toc.append(a);
   });
+  const faqLink = h("a", { href: "#faq" }, t("rules.faq_title"));
+  faqLink.addEventListener("click", (e) => {
+    e.preventDefault();
+    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    document.getElementById("faq").scrollIntoView({ behavior: still ? "auto" : "smooth" });
+    document.querySelector("#faq h2").focus({ preventScroll: true });
+  });
+  toc.append(faqLink);
   root.append(toc);
   sections.forEach((sec, i) => {
     const s = h("section", "rule-section");
@@ -422,6 +440,23 @@ export function renderRules(root, ctl) {
     s.append(ul);
     root.append(s);
   });
+  root.append(faqSection());
   const tut = button(t("start.tutorial"), () => ctl.show("tutorial"), "primary");
   root.append(tut);
+}
+
+// The questions are disclosure widgets (<details>): each opens by click, Enter or Space, and
+// screen readers announce it as expanded or collapsed. Opened ones stay open across redraws.
+const faqOpen = new Set();
+
+function faqSection() {
+  const s = h("section", { class: "rule-section faq", id: "faq" });
+  s.append(h("h2", { tabindex: -1 }, t("rules.faq_title")));
+  (raw("rules.faq") || []).forEach((item, i) => {
+    const det = h("details", { class: "faq-item", "data-faq": i, open: faqOpen.has(i) },
+      h("summary", null, item.q), h("p", null, item.a));
+    det.addEventListener("toggle", () => { if (det.open) faqOpen.add(i); else faqOpen.delete(i); });
+    s.append(det);
+  });
+  return s;
 }

@@ -6,7 +6,6 @@ import { t } from "./i18n.js";
 import { api } from "./net.js";
 import { cardEl, backEl, cardName } from "./cards.js";
 import { meldChip } from "./table.js";
-import { closeOverlay } from "./overlays.js";
 import { h } from "./dom.js";
 
 
@@ -433,12 +432,11 @@ export function recentMatches(ctl) {
 
 /** Go to a replay's page (its address can be shared); "" is the page to open a record file. */
 function goTo(ctl, ref) {
-  closeOverlay();
-  if (S.sock) ctl.leaveTable();
-  const want = `#replay=${ref}`;
-  if (location.hash === want) openReplay(ctl, ref);
-  else location.hash = want;
+  ctl.openReplay(ref);
 }
+
+/** The record the replay page shows ("" for the page that opens a record file). */
+export function replayShown() { return R.ref || ""; }
 
 /** The end-of-match dialog's button to this table's replay. */
 export function replayLink(ctl, tableId) {

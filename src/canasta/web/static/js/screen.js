@@ -5,12 +5,23 @@ import { S } from "./store.js";
 import { t, translateDom } from "./i18n.js";
 import { renderTable, mySeat } from "./table.js";
 import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
-import { renderTutorial } from "./tutorial.js";
 import { renderReplay } from "./replay.js";
 import { handOverlay, handoffOverlay, meldOverlay, closeOverlay, overlayKind, takeReturnFocus } from "./overlays.js";
 import { focusKey, focusFirst } from "./focus.js";
 import { renderOnline, chatOverlay, leaveOverlay } from "./online.js";
 import { h, $ } from "./dom.js";
+import { syncAddress, bindReplayRef } from "./nav.js";
+import { replayShown } from "./replay.js";
+
+bindReplayRef(replayShown);
+
+// The tutorial's module is fetched when the tutorial first opens (not with the first page).
+let tutorial = null;
+function drawTutorial(root) {
+  if (tutorial) { tutorial.renderTutorial(root, ctl); return; }
+  if (!root.childElementCount) root.append(h("p", "muted", t("common.loading")));
+  import("./tutorial.js").then((m) => { tutorial = m; if (S.screen === "tutorial") redraw(); });
+}
 
 let ctl = null;
 
@@ -80,6 +91,7 @@ function handTarget(want) {
 export function redraw() {
   const key = focusKey();
   redrawInner();
+  syncAddress();
   if (overlayKind()) return;  // an open dialog keeps its own focus
   const back = takeReturnFocus();
   if (pendingFocus && (pendingFocus.after === "now" || (S.msg && S.msg.version > pendingFocus.after))) {
@@ -100,7 +112,7 @@ function redrawInner() {
   if (S.screen === "start") renderStart($("#start"), ctl);
   else if (S.screen === "table") renderTable($("#table"), ctl.actions);
   else if (S.screen === "rules") renderRules($("#rules"), ctl);
-  else if (S.screen === "tutorial") renderTutorial($("#tutorial"), ctl);
+  else if (S.screen === "tutorial") drawTutorial($("#tutorial"));
   else if (S.screen === "online") renderOnline($("#online"), ctl);
   else if (S.screen === "replay") renderReplay($("#replay"), ctl);
   const peekBtn = $("#btn-peek-back");

@@ -5,7 +5,6 @@ import { t } from "./i18n.js";
 import { TableSocket } from "./net.js";
 import { play } from "./sound.js";
 import { mySeat, planAction, planGroups, goOutDiscardIdx, remapIndexes, errorText, moveSentence, seatName } from "./table.js";
-import { animateEvent } from "./animate.js";
 import { closeOverlay, overlayKind } from "./overlays.js";
 import { announce } from "./focus.js";
 import { closeLobby, onChat, noteTableClock } from "./online.js";
@@ -19,7 +18,14 @@ export const SPEEDS = { off: [0, 150], fast: [220, 350], normal: [420, 800], slo
 const listeners = { suggestion: () => {} };
 export function onReply(kind, fn) { listeners[kind] = fn; }
 
+// The move animations are fetched with the first table (the start screen does not need them).
+let animations = null;
+function animateEvent(...args) {
+  if (animations) animations.animateEvent(...args);
+}
+
 export async function openTable(id) {
+  if (!animations) import("./animate.js").then((m) => { animations = m; }, () => {});
   if (S.sock) S.sock.close();
   closeLobby();
   S.tableId = id;
@@ -177,10 +183,6 @@ function onState(msg) {
   S.msg = msg;
   S.table = msg.table || {};
   noteTableClock(msg);
-  // an online match has an address of its own (another tab, a reload, a spectator's link)
-  if (S.table.mode === "online" && S.table.id && location.hash !== `#table=${S.table.id}`) {
-    history.replaceState(null, "", `#table=${encodeURIComponent(S.table.id)}`);
-  }
   const next = S.table.online && S.table.online.next;
   if (next && S.table.id === S.tableId && followRematch !== S.tableId) {
     // everyone accepted the rematch: the new match is another table

@@ -672,7 +672,7 @@ function btn(id, label, key, onClick, enabled, extra = "") {
   b.id = id;
   b.append(h("span", "lbl", label));
   if (key && (S.prefs.shortcuts !== false || key === "Esc")) {
-    const kbd = h("kbd", null, key);
+    const kbd = h("kbd", null, key === "Esc" ? t("keys.esc") : key);
     kbd.setAttribute("aria-hidden", "true");
     b.append(kbd);
     b.setAttribute("aria-keyshortcuts", key === "Esc" ? "Escape" : key);
