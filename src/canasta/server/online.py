@@ -101,6 +101,7 @@ class Online:
         def _player(self, seat: int) -> ComputerPlayer: ...
         def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]: ...
         def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]: ...
+        def _send_states(self, change: str) -> None: ...
 
     # ------------------------------------------------------------------ who sits where
 
@@ -346,8 +347,7 @@ class Online:
 
     def broadcast_presence(self) -> None:
         """Tell every socket who is connected (nothing is saved: presence is not state)."""
-        for conn in self.conns:
-            conn.send(self.state_message(conn, "presence"))
+        self._send_states("presence")
         if self.on_change is not None:
             self.on_change(self)
 

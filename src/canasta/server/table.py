@@ -18,17 +18,20 @@ import logging
 import time
 import zlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..actions import action_from_text, action_to_text
 from ..errors import IllegalAction
 from ..fairness import FairGame, fairness_info, game_from_record
 from ..game import Game
+from ..hand import Event
 from ..rules import Settings
+from ..view import event_json
 from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
+from .encoding import Raw, dumps, dumps_bytes
 from .handlers import COMMANDS, Handlers
 from .limits import KeyedLimiter, TokenBucket
 from .metrics import Metrics
@@ -43,6 +46,9 @@ MODES = ("computer", "local")
 
 #: changes that leave the game as it was: they do not advance the version moves quote
 COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch"})
+
+#: history events a table keeps encoded (a hand has a few hundred at most)
+_EVENT_CACHE = 2048
 
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
@@ -147,6 +153,8 @@ class Table(Seating, Handlers, Online):
         self._suggestion: tuple[int, dict[str, Any]] | None = None
         #: the socket whose message is being handled, and that message's request id
         self._request: tuple[Conn, int | str | None] | None = None
+        #: history events as JSON, by value (see ``_history_json``)
+        self._event_json: dict[Event, bytes] = {}
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -351,6 +359,9 @@ class Table(Seating, Handlers, Online):
 
     def info(self, conn: Conn | None = None) -> dict[str, Any]:
         """The table part of a ``state`` message (and of ``GET /api/tables/{id}``)."""
+        return self._info(self.view_seat(conn), self._can_undo(conn))
+
+    def _info(self, seat: int | None, can_undo: bool) -> dict[str, Any]:
         g = self.game
         return {
             "id": self.id,
@@ -359,13 +370,13 @@ class Table(Seating, Handlers, Online):
             "paused": self.paused,
             "delay_ms": self.options.get("delay_ms", 0),
             "difficulty": self.options.get("difficulty"),
-            "seat": self.view_seat(conn),
+            "seat": seat,
             "seeded": self.seeded,
             "storage": "ok" if self.storage_ok else "unavailable",
             "seats": [s.to_json() for s in self.seats],
             "handoff": self.handoff,
-            "can_undo": self._can_undo(conn),
-            "online": self.online_info(conn) if self.mode == "online" else None,
+            "can_undo": can_undo,
+            "online": self.online_info(None) if self.mode == "online" else None,
             "fairness": fairness_info(g),
             "match": {
                 "scores": list(g.scores),
@@ -382,18 +393,52 @@ class Table(Seating, Handlers, Online):
         }
 
     def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
-        """A full redraw for one recipient, built from that recipient's view only."""
-        view = self.game.state.view(self.view_seat(conn)).to_json()
-        history = view["history"]
-        event = history[-1] if change == "action" and history else None
+        """A full redraw for one recipient, built from that recipient's view only (its
+        history as JSON encoded once per event: see :meth:`_history_json`)."""
+        seat = self.view_seat(conn)
+        view = self.game.state.view(seat)
+        history = self._history_json(view.history)
+        body = replace(view, history=()).to_json()
+        body["history"] = Raw(b"[" + b",".join(history) + b"]")
         return {
             "type": "state",
             "version": self.version,
             "change": change,
-            "view": view,
-            "table": self.info(conn),
-            "event": event,
+            "view": body,
+            "table": self._info(seat, self._can_undo(conn)),
+            "event": Raw(history[-1]) if change == "action" and history else None,
         }
+
+    def _history_json(self, events: tuple[Event, ...]) -> list[bytes]:
+        """Each event of a view's history as JSON, encoded once per table: an event is an
+        immutable value, and equal events (a recipient's redacted copy included) encode
+        alike, so the cache is keyed by the value itself."""
+        cache = self._event_json
+        if len(cache) > _EVENT_CACHE:  # a long match: start afresh (the current hand refills it)
+            cache.clear()
+        out = []
+        for event in events:
+            text = cache.get(event)
+            if text is None:
+                text = cache[event] = dumps_bytes(event_json(event))
+            out.append(text)
+        return out
+
+    def _send_states(self, change: str) -> None:
+        """Send every socket its state message: built and encoded once per audience (the
+        seat it sees, whether it may undo), so a seat's tabs and the spectators share one
+        text; the socket whose message is being handled gets its request id on its own copy."""
+        sent: dict[tuple[int | None, bool], tuple[dict[str, Any], str]] = {}
+        for conn in self.conns:
+            key = (self.view_seat(conn), self._can_undo(conn))
+            built = sent.get(key)
+            if built is None:
+                message = self.state_message(conn, change)
+                built = sent[key] = (message, dumps(message))
+            if self._request is not None and self._request[0] is conn and self._request[1] is not None:
+                conn.send(self._replying(conn, dict(built[0])))
+            else:
+                conn.send(built[1])
 
     # ------------------------------------------------------------------ the worker
 
@@ -513,8 +558,7 @@ class Table(Seating, Handlers, Online):
                     conn.drop(CLOSE_RELOAD, "the table is being reloaded: reconnect")
                 return
             self.storage_ok = True
-            for conn in self.conns:
-                conn.send(self.state_message(conn, "storage"))
+            self._send_states("storage")
             self._schedule_bot()
             self._resume_online()
         elif isinstance(item, _Incoming):
@@ -611,8 +655,7 @@ class Table(Seating, Handlers, Online):
         if snapshot is not None:
             self._snapshot = snapshot
         self._tail = tail
-        for conn in self.conns:
-            conn.send(self._replying(conn, self.state_message(conn, change)))
+        self._send_states(change)
         self._schedule_bot()
         self._arm_deadline()
         if self.on_change is not None:
