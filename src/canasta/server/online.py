@@ -29,6 +29,7 @@ from .protocol import TableError
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from ..view import SeatView
     from .config import ServerConfig
     from .players import ComputerPlayer, SeatInfo
 
@@ -99,6 +100,7 @@ class Online:
 
         async def _changed(self, change: str, **entry: Any) -> None: ...
         def _player(self, seat: int) -> ComputerPlayer: ...
+        async def _choose(self, seat: int, view: SeatView) -> Action: ...
         def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]: ...
         def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]: ...
         def _send_states(self, change: str) -> None: ...
@@ -266,8 +268,7 @@ class Online:
             await self._changed("action", timeout=seat)
 
     async def _bot_choice(self, seat: int) -> Action:
-        view = self.game.state.view(seat)
-        return await asyncio.to_thread(self._player(seat).choose, view)
+        return await self._choose(seat, self.game.state.view(seat))
 
     async def _timeout_discard(self, seat: int) -> Action:
         """The discard the computer would make for the seat (its first legal discard when

@@ -21,13 +21,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..actions import action_from_text, action_to_text
+from ..actions import Action, action_from_text, action_to_text
 from ..errors import IllegalAction
 from ..fairness import FairGame, fairness_info, game_from_record
 from ..game import Game
 from ..hand import Event
 from ..rules import Settings
-from ..view import event_json
+from ..view import SeatView, event_json
 from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
@@ -46,6 +46,9 @@ MODES = ("computer", "local")
 
 #: changes that leave the game as it was: they do not advance the version moves quote
 COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch"})
+
+#: computer levels whose moves are chosen on the event loop (bench/bots.py: p95 under 0.5 ms)
+_INLINE_LEVELS = frozenset({"random", "beginner", "normal"})
 
 #: history events a table keeps encoded (a hand has a few hundred at most)
 _EVENT_CACHE = 2048
@@ -155,6 +158,8 @@ class Table(Seating, Handlers, Online):
         self._request: tuple[Conn, int | str | None] | None = None
         #: history events as JSON, by value (see ``_history_json``)
         self._event_json: dict[Event, bytes] = {}
+        self._event_hand = 0
+        self._fairness_cache: tuple[Game, tuple[int, bool, bool], dict[str, Any] | None] | None = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -377,7 +382,7 @@ class Table(Seating, Handlers, Online):
             "handoff": self.handoff,
             "can_undo": can_undo,
             "online": self.online_info(None) if self.mode == "online" else None,
-            "fairness": fairness_info(g),
+            "fairness": self._fairness(),
             "match": {
                 "scores": list(g.scores),
                 "target": g.settings.target,
@@ -392,12 +397,22 @@ class Table(Seating, Handlers, Online):
             },
         }
 
+    def _fairness(self) -> dict[str, Any] | None:
+        """``fairness_info`` of the game, computed again only when what it shows can change
+        (a hand dealt or finished, the match over, another game object): it hashes."""
+        g = self.game
+        key = (len(g.hands), g.hands[-1].result is not None if g.hands else False, g.is_over)
+        cached = self._fairness_cache
+        if cached is None or cached[0] is not g or cached[1] != key:
+            cached = self._fairness_cache = (g, key, fairness_info(g))
+        return cached[2]
+
     def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
         """A full redraw for one recipient, built from that recipient's view only (its
         history as JSON encoded once per event: see :meth:`_history_json`)."""
         seat = self.view_seat(conn)
         view = self.game.state.view(seat)
-        history = self._history_json(view.history)
+        history = self._history_json(view.history, view.hand_number)
         body = replace(view, history=()).to_json()
         body["history"] = Raw(b"[" + b",".join(history) + b"]")
         return {
@@ -409,13 +424,14 @@ class Table(Seating, Handlers, Online):
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
 
-    def _history_json(self, events: tuple[Event, ...]) -> list[bytes]:
+    def _history_json(self, events: tuple[Event, ...], hand_number: int) -> list[bytes]:
         """Each event of a view's history as JSON, encoded once per table: an event is an
         immutable value, and equal events (a recipient's redacted copy included) encode
-        alike, so the cache is keyed by the value itself."""
+        alike, so the cache is keyed by the value itself. It holds the current hand's."""
         cache = self._event_json
-        if len(cache) > _EVENT_CACHE:  # a long match: start afresh (the current hand refills it)
+        if hand_number != self._event_hand or len(cache) > _EVENT_CACHE:
             cache.clear()
+            self._event_hand = hand_number
         out = []
         for event in events:
             text = cache.get(event)
@@ -776,6 +792,15 @@ class Table(Seating, Handlers, Online):
             player = self._players[seat] = make_computer(level, seed)
         return player
 
+    async def _choose(self, seat: int, view: SeatView) -> Action:
+        """The computer seat's move: a search (Expert) runs off the event loop; the quick
+        levels decide in well under a millisecond, less than handing them to a thread costs
+        (and the GIL lets no thread run Python alongside the loop anyway)."""
+        player = self._player(seat)
+        if (self.seats[seat].level or "normal") in _INLINE_LEVELS:
+            return player.choose(view)
+        return await asyncio.to_thread(player.choose, view)
+
     def _schedule_bot(self) -> None:
         st = self.game.state
         if (
@@ -805,7 +830,7 @@ class Table(Seating, Handlers, Online):
             return
         view = st.view(seat)
         try:
-            action = await asyncio.to_thread(self._player(seat).choose, view)
+            action = await self._choose(seat, view)
         except Exception:
             log.exception(
                 "table %s: computer seat %d failed; playing its first legal action", self.id, seat
