@@ -140,13 +140,18 @@ def _client_process(
 
     async def main() -> None:
         await asyncio.sleep(max(0.0, start - time.time()))
+        cpu = time.process_time()
+
+        async def window() -> None:  # the CPU of the run's window (not connecting, closing)
+            await asyncio.sleep(max(0.0, until - time.time()))
+            out["cpu_s"] = time.process_time() - cpu
+
         await asyncio.gather(
-            *(_human(url, cookie, think, until, random.Random(seed), out) for url, cookie, seed in jobs)
+            window(),
+            *(_human(url, cookie, think, until, random.Random(seed), out) for url, cookie, seed in jobs),
         )
 
-    cpu = time.process_time()
     asyncio.run(main())
-    out["cpu_s"] = time.process_time() - cpu
     return out
 
 
@@ -201,9 +206,10 @@ def run_load(
         futures = [pool.submit(_client_process, share, think, start, until) for share in shares]
         time.sleep(max(0.0, start - time.time()))
         server_cpu = [cpu_seconds(pid) for pid in pids]
-        results = [f.result(timeout=seconds + 120) for f in futures]
+        time.sleep(max(0.0, until - time.time()))  # the run's window: what is counted
         server_cpu = [cpu_seconds(pid) - c for pid, c in zip(pids, server_cpu, strict=True)]
-    elapsed = max(time.time(), until) - start
+        results = [f.result(timeout=120) for f in futures]
+    elapsed = until - start
     rss = sum(s.rss_mb() for s in nodes)
     times = sorted(t for r in results for t in r["times"])
     actions = sum(r["actions"] for r in results)
