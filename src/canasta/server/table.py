@@ -50,9 +50,6 @@ COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch"})
 #: computer levels whose moves are chosen on the event loop (bench/bots.py: p95 under 0.5 ms)
 _INLINE_LEVELS = frozenset({"random", "beginner", "normal"})
 
-#: history events a table keeps encoded (a hand has a few hundred at most)
-_EVENT_CACHE = 2048
-
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
 
@@ -156,9 +153,8 @@ class Table(Seating, Handlers, Online):
         self._suggestion: tuple[int, dict[str, Any]] | None = None
         #: the socket whose message is being handled, and that message's request id
         self._request: tuple[Conn, int | str | None] | None = None
-        #: history events as JSON, by value (see ``_history_json``)
-        self._event_json: dict[Event, bytes] = {}
-        self._event_hand = 0
+        #: per recipient seat: the history events last encoded, and their JSON
+        self._history_cache: dict[int | None, tuple[tuple[Event, ...], list[bytes]]] = {}
         self._fairness_cache: tuple[Game, tuple[int, bool, bool], dict[str, Any] | None] | None = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
@@ -409,10 +405,10 @@ class Table(Seating, Handlers, Online):
 
     def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
         """A full redraw for one recipient, built from that recipient's view only (its
-        history as JSON encoded once per event: see :meth:`_history_json`)."""
+        history's events encoded once each: see :meth:`_history_json`)."""
         seat = self.view_seat(conn)
         view = self.game.state.view(seat)
-        history = self._history_json(view.history, view.hand_number)
+        history = self._history_json(seat, view.history)
         body = replace(view, history=()).to_json()
         body["history"] = Raw(b"[" + b",".join(history) + b"]")
         return {
@@ -424,21 +420,22 @@ class Table(Seating, Handlers, Online):
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
 
-    def _history_json(self, events: tuple[Event, ...], hand_number: int) -> list[bytes]:
-        """Each event of a view's history as JSON, encoded once per table: an event is an
-        immutable value, and equal events (a recipient's redacted copy included) encode
-        alike, so the cache is keyed by the value itself. It holds the current hand's."""
-        cache = self._event_json
-        if hand_number != self._event_hand or len(cache) > _EVENT_CACHE:
-            cache.clear()
-            self._event_hand = hand_number
-        out = []
-        for event in events:
-            text = cache.get(event)
-            if text is None:
-                text = cache[event] = dumps_bytes(event_json(event))
-            out.append(text)
-        return out
+    def _history_json(self, seat: int | None, events: tuple[Event, ...]) -> list[bytes]:
+        """Each event of ``seat``'s view of the history as JSON. A hand's history only grows
+        (an undo or a new hand rewrites it): the table keeps, per recipient seat, the events
+        it last encoded and their JSON, and encodes only the events past that prefix."""
+        cached = self._history_cache.get(seat)
+        if cached is not None:
+            known, texts = cached
+            if len(known) <= len(events) and events[: len(known)] == known:
+                if len(known) == len(events):
+                    return texts
+                texts = texts + [dumps_bytes(event_json(e)) for e in events[len(known) :]]
+                self._history_cache[seat] = (events, texts)
+                return texts
+        texts = [dumps_bytes(event_json(e)) for e in events]
+        self._history_cache[seat] = (events, texts)
+        return texts
 
     def _send_states(self, change: str) -> None:
         """Send every socket its state message: built and encoded once per audience (the
