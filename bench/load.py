@@ -128,7 +128,9 @@ async def _human(
                     sent_at = time.perf_counter()
                     await ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
     except Exception as e:  # a dropped socket is an error of the run, not of the probe
-        _count_error(out, type(e).__name__)
+        received = getattr(e, "rcvd", None)  # a closed socket: with the server's close code
+        code = getattr(received, "code", None)
+        _count_error(out, type(e).__name__ if code is None else f"{type(e).__name__}:{code}")
 
 
 def _client_process(
