@@ -155,6 +155,7 @@ class Table(Seating, Handlers, Online):
         self._request: tuple[Conn, int | str | None] | None = None
         #: per recipient seat: the history events last encoded, and their JSON
         self._history_cache: dict[int | None, tuple[tuple[Event, ...], list[bytes]]] = {}
+        #: (game, what fairness_info depends on, its value): see ``_fairness``
         self._fairness_cache: tuple[Game, tuple[int, bool, bool], dict[str, Any] | None] | None = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
