@@ -11,6 +11,12 @@ times every human action from sending it to receiving the state it produced, the
 everything and prints one JSON object: tables, nodes, actions_per_s, p50_ms, p95_ms, p99_ms,
 errors, rss_mb_per_table. Everything is bounded in count and time and runs on loopback.
 
+The simulated browsers run in ``--clients`` processes of their own (the tables split among
+them), so the probe is not limited by one client process: the JSON reports the CPU the
+generator used (``client_cpu_pct``, percent of one core over the run, all its processes) and
+the server's (``server_cpu_pct`` per node, and ``server_cpu_ms_per_action``), so a reader can
+judge which side was the limit on a machine where both share the cores.
+
 With ``--nodes K`` (K > 1) it starts K server processes on one database (``--db``, a PostgreSQL
 URL) and one Redis (``--redis``): each table is created on node ``i % K`` (which owns it), and
 its browser connects to a node drawn at random, so about (K-1)/K of the sockets are forwarded
@@ -21,7 +27,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
+import multiprocessing
+import os
 import random
 import sys
 import tempfile
@@ -55,6 +64,12 @@ def load_server(db: str, bot_delay_ms: int, redis: str | None = None) -> ServerP
     return ServerProcess(db, SERVER, (str(bot_delay_ms), redis or ""))
 
 
+try:  # the generator decodes every message: the fast decoder when it is installed
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover - orjson comes with the server's dependencies
+    from json import loads as _loads
+
+
 def pick(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     """A plausible human choice: go out if listed, else take or meld sometimes, else draw."""
     out = [a for a in legal if a["type"] == "meld" and a.get("discard")]
@@ -67,6 +82,11 @@ def pick(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
     return rng.choice(legal)
 
 
+def _count_error(out: dict[str, Any], code: str) -> None:
+    out["errors"] += 1
+    out["codes"][code] = out["codes"].get(code, 0) + 1
+
+
 async def _human(
     url: str, cookie: str, think: float, until: float, rng: random.Random, out: dict[str, Any]
 ) -> None:
@@ -74,44 +94,76 @@ async def _human(
 
     try:
         async with connect(url, additional_headers={"Cookie": cookie}, max_size=None) as ws:
-            state: dict[str, Any] | None = None
             sent_at: float | None = None
             sent_version = -1
-            while time.monotonic() < until:
+            while time.time() < until:
                 try:
-                    raw = await asyncio.wait_for(ws.recv(), timeout=max(0.05, until - time.monotonic()))
+                    raw = await asyncio.wait_for(ws.recv(), timeout=max(0.05, until - time.time()))
                 except TimeoutError:
                     break
-                msg = json.loads(raw)
+                msg = _loads(raw)
                 if msg["type"] == "error":
                     if msg["code"] != "stale_version":
-                        out["errors"] += 1
-                        out["codes"][msg["code"]] = out["codes"].get(msg["code"], 0) + 1
+                        _count_error(out, msg["code"])
                     sent_at = None
                     continue
                 if msg["type"] != "state":
                     continue
-                state = msg
                 if sent_at is not None and msg["version"] > sent_version:
                     out["times"].append((time.perf_counter() - sent_at) * 1000)
                     out["actions"] += 1
                     sent_at = None
-                view = state["view"]
+                view = msg["view"]
                 if view["phase"] == "over":
-                    await ws.send(json.dumps({"type": "next_hand" if not state["table"]["match"]["over"] else "new_match"}))
+                    kind = "next_hand" if not msg["table"]["match"]["over"] else "new_match"
+                    await ws.send(json.dumps({"type": kind}))
                     continue
                 if view["seat"] is not None and view["turn"] == view["seat"] and view["legal"]:
-                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-                    if time.monotonic() >= until:
+                    if think > 0:
+                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                    if time.time() >= until:
                         break
                     action = pick(view["legal"], rng)
-                    sent_version = state["version"]
+                    sent_version = msg["version"]
                     sent_at = time.perf_counter()
                     await ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
     except Exception as e:  # a dropped socket is an error of the run, not of the probe
-        out["errors"] += 1
-        name = type(e).__name__
-        out["codes"][name] = out["codes"].get(name, 0) + 1
+        received = getattr(e, "rcvd", None)  # a closed socket: with the server's close code
+        code = getattr(received, "code", None)
+        _count_error(out, type(e).__name__ if code is None else f"{type(e).__name__}:{code}")
+
+
+def _client_process(
+    jobs: list[tuple[str, str, float]], think: float, start: float, until: float
+) -> dict[str, Any]:
+    """One generator process: its share of the browsers, from ``start`` to ``until`` (wall
+    clock, shared by every process); returns its figures and the CPU it used meanwhile."""
+    out: dict[str, Any] = {"times": [], "actions": 0, "errors": 0, "codes": {}}
+
+    async def main() -> None:
+        await asyncio.sleep(max(0.0, start - time.time()))
+        cpu = time.process_time()
+
+        async def window() -> None:  # the CPU of the run's window (not connecting, closing)
+            await asyncio.sleep(max(0.0, until - time.time()))
+            out["cpu_s"] = time.process_time() - cpu
+
+        await asyncio.gather(
+            window(),
+            *(_human(url, cookie, think, until, random.Random(seed), out) for url, cookie, seed in jobs),
+        )
+
+    asyncio.run(main())
+    return out
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU a process has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
 
 
 def _percentile(ordered: list[float], q: float) -> float | None:
@@ -121,7 +173,13 @@ def _percentile(ordered: list[float], q: float) -> float | None:
 
 
 def run_load(
-    servers: list[ServerProcess] | ServerProcess, *, tables: int, think: float, seconds: float, seed: int
+    servers: list[ServerProcess] | ServerProcess,
+    *,
+    tables: int,
+    think: float,
+    seconds: float,
+    seed: int,
+    clients: int = 2,
 ) -> dict[str, Any]:
     nodes = servers if isinstance(servers, list) else [servers]
     rng = random.Random(seed)
@@ -133,38 +191,53 @@ def run_load(
         )["table"]
         for i, c in enumerate(cookies)
     ]
-    out: dict[str, Any] = {"times": [], "actions": 0, "errors": 0, "codes": {}}
     # a browser reaches any node (no sticky sessions)
     urls = [rng.choice(nodes).url.replace("http://", "ws://") for _ in ids]
-
-    async def main() -> float:
-        start = time.monotonic()
+    jobs = [
+        (f"{ws}/ws/tables/{t}", c, rng.random()) for t, c, ws in zip(ids, cookies, urls, strict=True)
+    ]
+    clients = max(1, min(clients, tables))
+    shares = [jobs[k::clients] for k in range(clients)]
+    pids = [s.proc.pid for s in nodes if s.proc is not None]
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(clients, mp_context=ctx) as pool:
+        # the processes start first (spawning one costs a second): the run begins together
+        list(pool.map(time.sleep, [0.0] * clients))
+        start = time.time() + 1.0
         until = start + seconds
-        await asyncio.gather(
-            *(
-                _human(f"{ws}/ws/tables/{t}", c, think, until, random.Random(rng.random()), out)
-                for t, c, ws in zip(ids, cookies, urls, strict=True)
-            )
-        )
-        return time.monotonic() - start
-
-    elapsed = asyncio.run(main())
+        futures = [pool.submit(_client_process, share, think, start, until) for share in shares]
+        time.sleep(max(0.0, start - time.time()))
+        server_cpu = [cpu_seconds(pid) for pid in pids]
+        time.sleep(max(0.0, until - time.time()))  # the run's window: what is counted
+        server_cpu = [cpu_seconds(pid) - c for pid, c in zip(pids, server_cpu, strict=True)]
+        results = [f.result(timeout=120) for f in futures]
+    elapsed = until - start
     rss = sum(s.rss_mb() for s in nodes)
-    ordered = sorted(out["times"])
+    times = sorted(t for r in results for t in r["times"])
+    actions = sum(r["actions"] for r in results)
+    codes: dict[str, int] = {}
+    for r in results:
+        for code, n in r["codes"].items():
+            codes[code] = codes.get(code, 0) + n
+    client_cpu = sum(r["cpu_s"] for r in results)
     return {
         "tables": tables,
         "nodes": len(nodes),
         "think_s": think,
         "seconds": round(elapsed, 1),
-        "human_actions": out["actions"],
-        "actions_per_s": round(out["actions"] / elapsed, 1),
-        "p50_ms": _percentile(ordered, 0.50),
-        "p95_ms": _percentile(ordered, 0.95),
-        "p99_ms": _percentile(ordered, 0.99),
-        "errors": out["errors"],
-        "error_codes": out["codes"],
+        "human_actions": actions,
+        "actions_per_s": round(actions / elapsed, 1),
+        "p50_ms": _percentile(times, 0.50),
+        "p95_ms": _percentile(times, 0.95),
+        "p99_ms": _percentile(times, 0.99),
+        "errors": sum(r["errors"] for r in results),
+        "error_codes": codes,
         "rss_mb": round(rss, 1),
         "rss_mb_per_table": round((rss - rss_idle) / tables, 3),
+        "server_cpu_pct": [round(100 * c / elapsed, 1) for c in server_cpu],
+        "server_cpu_ms_per_action": round(1000 * sum(server_cpu) / actions, 2) if actions else None,
+        "clients": clients,
+        "client_cpu_pct": round(100 * client_cpu / elapsed, 1),
     }
 
 
@@ -178,12 +251,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", default=None)
     p.add_argument("--redis", default=None, help="the Redis of several nodes (redis://127.0.0.1:6379/0)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--clients", type=int, default=2, help="processes simulating the browsers")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if not 1 <= args.nodes <= 8:
         p.error("--nodes 1..8")
     if args.nodes > 1 and (not args.redis or not (args.db or "").startswith("postgres")):
         p.error("several nodes need --db postgresql://... and --redis redis://...")
+    if not 1 <= args.clients <= 8:
+        p.error("--clients 1..8")
     if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 300 or args.think < 0:
         p.error("--tables 1..2000, --seconds up to 300, --think >= 0 (a bounded probe)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -192,7 +268,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for server in servers:
                 server.start()
-            figures = run_load(servers, tables=args.tables, think=args.think, seconds=args.seconds, seed=args.seed)
+            figures = run_load(
+                servers,
+                tables=args.tables,
+                think=args.think,
+                seconds=args.seconds,
+                seed=args.seed,
+                clients=args.clients,
+            )
         finally:
             for server in servers:
                 server.stop()

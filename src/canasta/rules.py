@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .cards import F_BLACK3, F_RED3, FACE, IS_WILD, NUM_CODES
@@ -128,9 +128,8 @@ class Settings:
         return fields
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["preset"] = data.pop("name")
-        return {"preset": data.pop("preset"), **data}
+        # every field is a scalar: no deep copy (``asdict``) needed, and every view holds this
+        return {"preset": self.name, **{f: getattr(self, f) for f in _FIELDS}}
 
     @staticmethod
     def from_json(data: Any) -> Settings:
@@ -250,6 +249,10 @@ class Settings:
         ['pile_empty', 'pile_top_wild', 'pile_top_three', None]
         """
         return "pile_empty" if top is None else TOP_BLOCKS[top]
+
+
+#: the fields of :meth:`Settings.to_json` after ``preset`` (the name), in declaration order
+_FIELDS = tuple(f.name for f in fields(Settings) if f.name != "name")
 
 
 def opening_minimum(score: int) -> int:

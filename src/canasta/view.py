@@ -167,7 +167,12 @@ def event_json(e: Event) -> dict[str, Any]:
 
 def make_view(state: HandState, seat: int | None) -> SeatView:
     """Build ``seat``'s view of ``state`` (``None``: spectator)."""
-    history = tuple(e if e.seat == seat or not e.drawn else e._replace(drawn=()) for e in state.history)
+    # another seat's draws from the stock are hidden (built directly: ``_replace`` costs
+    # several times more, and every change builds a view for each recipient)
+    history = tuple(
+        e if e.seat == seat or not e.drawn else Event(e.seat, e.action, (), e.ndrawn, e.red_threes, e.taken)
+        for e in state.history
+    )
     return SeatView(
         seat=seat,
         settings=state.settings,

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .conn import Conn
+from .encoding import dumps, loads
 
 log = logging.getLogger("canasta.server")
 
@@ -216,7 +216,7 @@ class RedisCluster:
         self._handlers[self.node_channel(self.node)] = handler
 
     async def publish(self, channel: str, message: dict[str, Any]) -> None:
-        await self.redis.publish(channel, json.dumps(message, separators=(",", ":")))
+        await self.redis.publish(channel, dumps(message))
 
     async def _listen(self) -> None:
         while True:
@@ -234,7 +234,7 @@ class RedisCluster:
             if handler is None:
                 continue
             try:
-                message = json.loads(item["data"])
+                message = loads(item["data"])
             except ValueError:
                 continue
             try:
@@ -266,8 +266,10 @@ class RemoteConn(Conn):
                 with contextlib.suppress(Exception):
                     await self.cluster.publish(channel, op)
                 return
+            # a message encoded already (a state shared by an audience) travels as its text
+            key = "text" if isinstance(message, str) else "msg"
             try:
-                await self.cluster.publish(channel, {"op": "send", "conn": self.conn_id, "msg": message})
+                await self.cluster.publish(channel, {"op": "send", "conn": self.conn_id, key: message})
             except Exception:
                 log.warning("cluster: could not forward to node %s", self.node)
 

@@ -38,7 +38,8 @@ class Conn:
     ) -> None:
         self.account = account
         self.owner = owner
-        self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(outbox_limit + 1)
+        #: messages to send: a dict, or JSON text already encoded (shared by an audience)
+        self.outbox: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(outbox_limit + 1)
         self.inflight = asyncio.Semaphore(inflight_limit)
         self.bucket = TokenBucket(rate, burst)
         self.suggest_bucket = TokenBucket(suggest_rate, suggest_burst)
@@ -70,8 +71,8 @@ class Conn:
     def closed(self) -> bool:
         return self.close_code is not None
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue a message for this socket; a full outbox drops the socket."""
+    def send(self, message: dict[str, Any] | str) -> None:
+        """Queue a message (or its JSON text) for this socket; a full outbox drops the socket."""
         if self.closed:
             return
         if self.outbox.qsize() >= self.outbox.maxsize - 1:

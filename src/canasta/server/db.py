@@ -25,6 +25,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    bindparam,
     case,
     delete,
     event,
@@ -43,6 +44,8 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from .encoding import dumps, loads
 
 HERE = Path(__file__).resolve().parent
 
@@ -283,6 +286,10 @@ def token_hash(token: str) -> str:
 GROUP_COMMIT_MAX = 256
 
 
+class _Separately(Exception):
+    """A batch written together met a stale version: write it again change by change."""
+
+
 class _Change:
     """One table change waiting for the group commit."""
 
@@ -313,6 +320,10 @@ class _Change:
             self.done.set_exception(error)
 
 
+#: the log row of one change (a Core statement: no ORM work on the per-change path)
+_LOG_INSERT = insert_row(TableLogRow.__table__)
+
+
 def _sqlite_wal(dbapi_connection: Any, record: Any) -> None:
     """SQLite in write-ahead-log mode: a commit is one append and one fsync of the log (not
     three fsyncs of a rollback journal), still durable (``synchronous=FULL``), and readers
@@ -332,7 +343,8 @@ class Store:
 
     def __init__(self, url: str | None, *, sqlite_busy_seconds: float = 30.0) -> None:
         url = self.url = resolve_db_url(url)
-        kwargs: dict[str, Any] = {}
+        # every change saves its JSON columns: the fast encoder (same JSON, see ``encoding``)
+        kwargs: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": loads}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": sqlite_busy_seconds}
         else:
@@ -351,6 +363,14 @@ class Store:
         self._pending: list[_Change] = []
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
+        #: the per-change UPDATE statements, by the columns they set
+        self._updates: dict[tuple[str, ...], Any] = {}
+        #: whether the driver reports the rows an executemany updated (SQLite does; asyncpg
+        #: does not, so there each change is its own statement)
+        self._multi_rowcount = bool(self.engine.dialect.supports_sane_multi_rowcount)
+        #: PostgreSQL updates a whole batch per statement from arrays (``_unnest_statement``)
+        self._postgres = url.startswith("postgresql")
+        self._unnests: dict[tuple[str, ...], tuple[Any, frozenset[str]]] = {}
         #: False once another process holds this database: then nothing may be written
         self.writable = True
 
@@ -650,9 +670,14 @@ class Store:
 
     async def _commit_batch(self, batch: list[_Change]) -> None:
         try:
-            async with self.sessions() as s, s.begin():
-                for change in batch:
-                    await self._write_change(s, change)
+            try:
+                async with self.engine.begin() as conn:
+                    await self._write_batch(conn, batch, together=self._multi_rowcount)
+            except _Separately:
+                # a stale version somewhere in the batch: again, one statement per change,
+                # so only the stale ones are refused
+                async with self.engine.begin() as conn:
+                    await self._write_batch(conn, batch, together=False)
         except IntegrityError:
             # a (table, seq) that exists already: find whose, one transaction each
             if len(batch) == 1:
@@ -674,23 +699,107 @@ class Store:
             else:
                 change.succeed()
 
-    async def _write_change(self, s: Any, change: _Change) -> None:
-        """One change inside the batch's transaction; a stale version changes nothing."""
-        result = await s.execute(
-            update(TableRow)
-            .where(TableRow.id == change.table_id, TableRow.version == change.seq - 1)
-            .values(**change.values, version=change.seq, updated_at=now())
-            .execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:
-            change.conflict = True
-            return
-        await s.execute(
-            insert_row(TableLogRow).values(
-                table_id=change.table_id, seq=change.seq, entry=change.entry, created_at=now()
+    async def _write_batch(self, conn: AsyncConnection, batch: list[_Change], *, together: bool) -> None:
+        """The batch's changes inside one transaction, as SQLAlchemy Core statements built
+        once per set of columns: each table row is updated only if it holds the version
+        before the change (a stale one changes nothing and is marked ``conflict``), then the
+        log rows are inserted. ``together``: one executemany per statement (the driver
+        reports the rows it updated in all; any shortfall raises :class:`_Separately`).
+        PostgreSQL: one statement per set of columns that returns the ids it updated."""
+        moment = now()
+
+        def params(change: _Change) -> dict[str, Any]:
+            return {
+                **{f"v_{k}": v for k, v in change.values.items()},
+                "v_version": change.seq,
+                "v_updated_at": moment,
+                "w_id": change.table_id,
+                "w_prev": change.seq - 1,
+            }
+
+        if self._postgres:  # one UPDATE … FROM unnest(…) RETURNING id per set of columns
+            by_keys: dict[tuple[str, ...], list[_Change]] = {}
+            for change in batch:
+                by_keys.setdefault(tuple(change.values), []).append(change)
+            for keys, changes in by_keys.items():
+                statement, arrays = self._unnest_statement(keys)
+                columns: dict[str, Any] = {"moment": moment}
+                columns["w_id"] = [c.table_id for c in changes]
+                columns["w_prev"] = [c.seq - 1 for c in changes]
+                columns["v_version"] = [c.seq for c in changes]
+                for k in keys:
+                    encode = dumps if k in arrays else None
+                    columns[f"v_{k}"] = [
+                        c.values[k] if encode is None or c.values[k] is None else encode(c.values[k])
+                        for c in changes
+                    ]
+                updated = set((await conn.execute(statement, columns)).scalars())
+                for change in changes:
+                    change.conflict = change.table_id not in updated
+        elif together:  # (a table has one change at a time in flight: no order among them)
+            groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+            for change in batch:
+                change.conflict = False
+                groups.setdefault(tuple(change.values), []).append(params(change))
+            for keys, many in groups.items():
+                result = await conn.execute(self._update_statement(keys), many)
+                if result.rowcount != len(many):
+                    raise _Separately
+        else:
+            for change in batch:
+                result = await conn.execute(self._update_statement(tuple(change.values)), params(change))
+                change.conflict = result.rowcount != 1
+        rows = [
+            {"table_id": c.table_id, "seq": c.seq, "entry": c.entry, "created_at": moment}
+            for c in batch
+            if not c.conflict
+        ]
+        if rows:
+            await conn.execute(_LOG_INSERT, rows)
+        for change in batch:
+            if change.deltas and not change.conflict:
+                await self._apply_deltas(conn, change.deltas)
+
+    def _update_statement(self, keys: tuple[str, ...]) -> Any:
+        """``UPDATE tables SET <keys>, version, updated_at WHERE id AND version = previous``,
+        one statement object per set of columns (SQLAlchemy compiles it once)."""
+        statement = self._updates.get(keys)
+        if statement is None:
+            t = TableRow.__table__
+            columns = (*keys, "version", "updated_at")
+            statement = (
+                update(t)
+                .where(t.c.id == bindparam("w_id"), t.c.version == bindparam("w_prev"))
+                .values({t.c[k]: bindparam(f"v_{k}") for k in columns})
             )
-        )
-        await self._apply_deltas(s, change.deltas)
+            self._updates[keys] = statement
+        return statement
+
+    def _unnest_statement(self, keys: tuple[str, ...]) -> tuple[Any, frozenset[str]]:
+        """PostgreSQL: the batch's rows of one set of columns updated by one statement, from
+        one array per column, returning the ids it updated (the others were stale); and
+        which columns travel as JSON text. Built once per set of columns."""
+        built = self._unnests.get(keys)
+        if built is None:
+            t = TableRow.__table__
+            dialect = self.engine.dialect
+            json_columns = frozenset(k for k in keys if isinstance(t.c[k].type, JSON))
+            arrays = ["CAST(:w_id AS VARCHAR[])", "CAST(:w_prev AS INTEGER[])"]
+            names = ["w_id", "w_prev"]
+            sets = []
+            for k in (*keys, "version"):
+                sql_type = "TEXT" if k in json_columns else t.c[k].type.compile(dialect=dialect)
+                arrays.append(f"CAST(:v_{k} AS {sql_type}[])")
+                names.append(f"v_{k}")
+                sets.append(f"{k} = CAST(v.v_{k} AS JSON)" if k in json_columns else f"{k} = v.v_{k}")
+            sql = (
+                f"UPDATE tables SET {', '.join(sets)}, updated_at = :moment "
+                f"FROM unnest({', '.join(arrays)}) AS v({', '.join(names)}) "
+                "WHERE tables.id = v.w_id AND tables.version = v.w_prev RETURNING tables.id"
+            )
+            statement = text(sql).bindparams(bindparam("moment", type_=DateTime(timezone=True)))
+            built = self._unnests[keys] = (statement, json_columns)
+        return built
 
     async def load_log(self, table_id: str, after: int) -> list[dict[str, Any]]:
         """The table's changes after ``after``, in order."""

@@ -214,6 +214,8 @@ class Forwarding:
             return
         if message.get("op") == "send" and isinstance(message.get("msg"), dict):
             conn.send(message["msg"])
+        elif message.get("op") == "send" and isinstance(message.get("text"), str):
+            conn.send(message["text"])
         elif message.get("op") == "close":
             code = message.get("code")
             conn.drop(code if isinstance(code, int) else CLOSE_RELOAD, str(message.get("reason") or ""))

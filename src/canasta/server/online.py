@@ -29,6 +29,7 @@ from .protocol import TableError
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from ..view import SeatView
     from .config import ServerConfig
     from .players import ComputerPlayer, SeatInfo
 
@@ -99,8 +100,10 @@ class Online:
 
         async def _changed(self, change: str, **entry: Any) -> None: ...
         def _player(self, seat: int) -> ComputerPlayer: ...
+        async def _choose(self, seat: int, view: SeatView) -> Action: ...
         def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]: ...
         def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]: ...
+        def _send_states(self, change: str) -> None: ...
 
     # ------------------------------------------------------------------ who sits where
 
@@ -265,8 +268,7 @@ class Online:
             await self._changed("action", timeout=seat)
 
     async def _bot_choice(self, seat: int) -> Action:
-        view = self.game.state.view(seat)
-        return await asyncio.to_thread(self._player(seat).choose, view)
+        return await self._choose(seat, self.game.state.view(seat))
 
     async def _timeout_discard(self, seat: int) -> Action:
         """The discard the computer would make for the seat (its first legal discard when
@@ -346,8 +348,7 @@ class Online:
 
     def broadcast_presence(self) -> None:
         """Tell every socket who is connected (nothing is saved: presence is not state)."""
-        for conn in self.conns:
-            conn.send(self.state_message(conn, "presence"))
+        self._send_states("presence")
         if self.on_change is not None:
             self.on_change(self)
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Awaitable, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .conn import CLOSE_POLICY, Conn
+from .encoding import dumps
 from .protocol import MAX_MESSAGE_BYTES, error_message
 
 
@@ -59,7 +59,7 @@ async def write_frames(websocket: WebSocket, conn: Conn) -> None:
         if message is None:
             return
         try:
-            await websocket.send_text(json.dumps(message, separators=(",", ":")))
+            await websocket.send_text(message if isinstance(message, str) else dumps(message))
         except Exception:
             return
 

@@ -18,17 +18,20 @@ import logging
 import time
 import zlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..actions import action_from_text, action_to_text
+from ..actions import Action, action_from_text, action_to_text
 from ..errors import IllegalAction
 from ..fairness import FairGame, fairness_info, game_from_record
 from ..game import Game
+from ..hand import Event
 from ..rules import Settings
+from ..view import SeatView, event_json
 from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
+from .encoding import Raw, dumps, dumps_bytes
 from .handlers import COMMANDS, Handlers
 from .limits import KeyedLimiter, TokenBucket
 from .metrics import Metrics
@@ -43,6 +46,9 @@ MODES = ("computer", "local")
 
 #: changes that leave the game as it was: they do not advance the version moves quote
 COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch"})
+
+#: computer levels whose moves are chosen on the event loop (bench/bots.py: p95 under 0.5 ms)
+_INLINE_LEVELS = frozenset({"random", "beginner", "normal"})
 
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
@@ -147,6 +153,10 @@ class Table(Seating, Handlers, Online):
         self._suggestion: tuple[int, dict[str, Any]] | None = None
         #: the socket whose message is being handled, and that message's request id
         self._request: tuple[Conn, int | str | None] | None = None
+        #: per recipient seat: the history events last encoded, and their JSON
+        self._history_cache: dict[int | None, tuple[tuple[Event, ...], list[bytes]]] = {}
+        #: (game, what fairness_info depends on, its value): see ``_fairness``
+        self._fairness_cache: tuple[Game, tuple[int, bool, bool], dict[str, Any] | None] | None = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -352,6 +362,9 @@ class Table(Seating, Handlers, Online):
 
     def info(self, conn: Conn | None = None) -> dict[str, Any]:
         """The table part of a ``state`` message (and of ``GET /api/tables/{id}``)."""
+        return self._info(self.view_seat(conn), self._can_undo(conn))
+
+    def _info(self, seat: int | None, can_undo: bool) -> dict[str, Any]:
         g = self.game
         return {
             "id": self.id,
@@ -360,14 +373,14 @@ class Table(Seating, Handlers, Online):
             "paused": self.paused,
             "delay_ms": self.options.get("delay_ms", 0),
             "difficulty": self.options.get("difficulty"),
-            "seat": self.view_seat(conn),
+            "seat": seat,
             "seeded": self.seeded,
             "storage": "ok" if self.storage_ok else "unavailable",
             "seats": [s.to_json() for s in self.seats],
             "handoff": self.handoff,
-            "can_undo": self._can_undo(conn),
-            "online": self.online_info(conn) if self.mode == "online" else None,
-            "fairness": fairness_info(g),
+            "can_undo": can_undo,
+            "online": self.online_info(None) if self.mode == "online" else None,
+            "fairness": self._fairness(),
             "match": {
                 "scores": list(g.scores),
                 "target": g.settings.target,
@@ -382,19 +395,65 @@ class Table(Seating, Handlers, Online):
             },
         }
 
+    def _fairness(self) -> dict[str, Any] | None:
+        """``fairness_info`` of the game, computed again only when what it shows can change
+        (a hand dealt or finished, the match over, another game object): it hashes."""
+        g = self.game
+        key = (len(g.hands), g.hands[-1].result is not None if g.hands else False, g.is_over)
+        cached = self._fairness_cache
+        if cached is None or cached[0] is not g or cached[1] != key:
+            cached = self._fairness_cache = (g, key, fairness_info(g))
+        return cached[2]
+
     def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
-        """A full redraw for one recipient, built from that recipient's view only."""
-        view = self.game.state.view(self.view_seat(conn)).to_json()
-        history = view["history"]
-        event = history[-1] if change == "action" and history else None
+        """A full redraw for one recipient, built from that recipient's view only (its
+        history's events encoded once each: see :meth:`_history_json`)."""
+        seat = self.view_seat(conn)
+        view = self.game.state.view(seat)
+        history = self._history_json(seat, view.history)
+        body = replace(view, history=()).to_json()
+        body["history"] = Raw(b"[" + b",".join(history) + b"]")
         return {
             "type": "state",
             "version": self.version,
             "change": change,
-            "view": view,
-            "table": self.info(conn),
-            "event": event,
+            "view": body,
+            "table": self._info(seat, self._can_undo(conn)),
+            "event": Raw(history[-1]) if change == "action" and history else None,
         }
+
+    def _history_json(self, seat: int | None, events: tuple[Event, ...]) -> list[bytes]:
+        """Each event of ``seat``'s view of the history as JSON. A hand's history only grows
+        (an undo or a new hand rewrites it): the table keeps, per recipient seat, the events
+        it last encoded and their JSON, and encodes only the events past that prefix."""
+        cached = self._history_cache.get(seat)
+        if cached is not None:
+            known, texts = cached
+            if len(known) <= len(events) and events[: len(known)] == known:
+                if len(known) == len(events):
+                    return texts
+                texts = texts + [dumps_bytes(event_json(e)) for e in events[len(known) :]]
+                self._history_cache[seat] = (events, texts)
+                return texts
+        texts = [dumps_bytes(event_json(e)) for e in events]
+        self._history_cache[seat] = (events, texts)
+        return texts
+
+    def _send_states(self, change: str) -> None:
+        """Send every socket its state message: built and encoded once per audience (the
+        seat it sees, whether it may undo), so a seat's tabs and the spectators share one
+        text; the socket whose message is being handled gets its request id on its own copy."""
+        sent: dict[tuple[int | None, bool], tuple[dict[str, Any], str]] = {}
+        for conn in self.conns:
+            key = (self.view_seat(conn), self._can_undo(conn))
+            built = sent.get(key)
+            if built is None:
+                message = self.state_message(conn, change)
+                built = sent[key] = (message, dumps(message))
+            if self._request is not None and self._request[0] is conn and self._request[1] is not None:
+                conn.send(self._replying(conn, dict(built[0])))
+            else:
+                conn.send(built[1])
 
     # ------------------------------------------------------------------ the worker
 
@@ -514,8 +573,7 @@ class Table(Seating, Handlers, Online):
                     conn.drop(CLOSE_RELOAD, "the table is being reloaded: reconnect")
                 return
             self.storage_ok = True
-            for conn in self.conns:
-                conn.send(self.state_message(conn, "storage"))
+            self._send_states("storage")
             self._schedule_bot()
             self._resume_online()
         elif isinstance(item, _Incoming):
@@ -612,8 +670,7 @@ class Table(Seating, Handlers, Online):
         if snapshot is not None:
             self._snapshot = snapshot
         self._tail = tail
-        for conn in self.conns:
-            conn.send(self._replying(conn, self.state_message(conn, change)))
+        self._send_states(change)
         self._schedule_bot()
         self._arm_deadline()
         if self.on_change is not None:
@@ -734,6 +791,15 @@ class Table(Seating, Handlers, Online):
             player = self._players[seat] = make_computer(level, seed)
         return player
 
+    async def _choose(self, seat: int, view: SeatView) -> Action:
+        """The computer seat's move: a search (Expert) runs off the event loop; the quick
+        levels decide in well under a millisecond, less than handing them to a thread costs
+        (and the GIL lets no thread run Python alongside the loop anyway)."""
+        player = self._player(seat)
+        if (self.seats[seat].level or "normal") in _INLINE_LEVELS:
+            return player.choose(view)
+        return await asyncio.to_thread(player.choose, view)
+
     def _schedule_bot(self) -> None:
         st = self.game.state
         if (
@@ -764,7 +830,7 @@ class Table(Seating, Handlers, Online):
             return
         view = st.view(seat)
         try:
-            action = await asyncio.to_thread(self._player(seat).choose, view)
+            action = await self._choose(seat, view)
         except Exception:
             log.exception(
                 "table %s: computer seat %d failed; playing its first legal action", self.id, seat
