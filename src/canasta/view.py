@@ -170,7 +170,7 @@ def make_view(state: HandState, seat: int | None) -> SeatView:
     # another seat's draws from the stock are hidden (built directly: ``_replace`` costs
     # several times more, and every change builds a view for each recipient)
     history = tuple(
-        e if e.seat == seat or not e.drawn else Event(e.seat, e.action, (), e.ndrawn, e.red_threes, e.taken)
+        e if e.seat == seat or not e.drawn else Event(e.seat, e.action, (), e.ndrawn, e.red_threes, e.taken, e.top)
         for e in state.history
     )
     return SeatView(
