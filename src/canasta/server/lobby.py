@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 import secrets
@@ -27,7 +26,7 @@ from .conn import Conn
 from .db import Store
 from .limits import KeyedLimiter
 from .players import LEVELS
-from .protocol import TableError, error_message, request_of
+from .protocol import TableError, error_message, parse_message, request_of
 from .table import Table
 from .tables import Tables, TooManyTables
 
@@ -243,12 +242,7 @@ class Lobby:
         """One message of a lobby socket; errors are answered on that socket."""
         request: int | str | None = None
         try:
-            try:
-                msg = json.loads(raw)
-            except (ValueError, RecursionError) as e:
-                raise TableError("bad_message", "a message must be a JSON object") from e
-            if not isinstance(msg, dict):
-                raise TableError("bad_message", "a message must be a JSON object")
+            msg = parse_message(raw)
             request = request_of(msg)
             kind = msg.get("type")
             handler = _HANDLERS.get(kind) if isinstance(kind, str) else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..actions import Action, action_from_json
@@ -56,6 +57,17 @@ def error_message(
     if version is not None:
         out["version"] = version
     return out
+
+
+def parse_message(raw: str | bytes) -> dict[str, Any]:
+    """A client's message: a JSON object, or ``bad_message``."""
+    try:
+        msg = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise TableError("bad_message", "a message must be a JSON object") from e
+    if not isinstance(msg, dict):
+        raise TableError("bad_message", "a message must be a JSON object")
+    return msg
 
 
 def request_of(msg: dict[str, Any]) -> int | str | None:

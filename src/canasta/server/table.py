@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import hashlib
-import json
 import logging
 import time
 import zlib
@@ -37,7 +36,7 @@ from .limits import KeyedLimiter, TokenBucket
 from .metrics import Metrics
 from .online import ONLINE_COMMANDS, ONLINE_ONLY, Online, _Deadline, _Grace, new_online_state
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
-from .protocol import TableError, error_message, request_of
+from .protocol import TableError, error_message, parse_message, request_of
 from .seating import Seating
 
 log = logging.getLogger("canasta.server")
@@ -597,12 +596,7 @@ class Table(Seating, Handlers, Online):
 
     async def _message(self, conn: Conn, raw: str | bytes) -> str:
         """Handle one client message; returns its type (for the metrics)."""
-        try:
-            msg = json.loads(raw)
-        except (ValueError, RecursionError) as e:
-            raise TableError("bad_message", "a message must be a JSON object") from e
-        if not isinstance(msg, dict):
-            raise TableError("bad_message", "a message must be a JSON object")
+        msg = parse_message(raw)
         self._request = (conn, request_of(msg))
         kind = msg.get("type")
         handler = self._handlers.get(kind) if isinstance(kind, str) else None
