@@ -29,19 +29,25 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
-#: the static client loads only its own files; it opens sockets to its own origin only
+#: the static client loads only its own files; it opens sockets to its own origin only (styles,
+#: fonts and connections fall back to ``default-src``; every answer carries the policy, so it
+#: says no more than it must)
 CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
-    "form-action 'self'; frame-ancestors 'none'"
+    "default-src 'self'; script-src 'self'; img-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+#: headers of the static files that the ETag makes redundant (revalidation) or no client uses
+_DROPPED = frozenset({b"last-modified", b"accept-ranges"})
 SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),
-    (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
+]
+#: headers that mean something only on a page (a document): the browser ignores them elsewhere
+DOCUMENT_HEADERS = [
+    (b"cross-origin-opener-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
 ]
 
@@ -152,9 +158,11 @@ class SecurityMiddleware:
             if message["type"] == "http.response.start":
                 status = int(message["status"])
                 started = True
-                headers = list(message.get("headers") or [])
+                headers = [h for h in message.get("headers") or [] if h[0].lower() not in _DROPPED]
                 present = {k.lower() for k, _ in headers}
                 headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                if any(k.lower() == b"content-type" and v.startswith(b"text/html") for k, v in headers):
+                    headers.extend(h for h in DOCUMENT_HEADERS if h[0] not in present)
                 if b"cache-control" not in present:
                     headers.append((b"cache-control", _cache_control(scope.get("path", ""))))
                 message = {**message, "headers": headers}

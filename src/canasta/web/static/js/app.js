@@ -7,7 +7,7 @@ import { api } from "./net.js";
 import { setSound } from "./sound.js";
 import { setSender, teamName, rankFromKey, seatName } from "./table.js";
 import { openStats } from "./panels.js";
-import { openReplay, replayShown } from "./replay.js";
+import { openReplay, replayShown } from "./replay-links.js";
 import { closeOverlay, overlayKind, takeReturnFocus, trapTab } from "./overlays.js";
 import { focusFirst } from "./focus.js";
 import { initAccount } from "./account.js";

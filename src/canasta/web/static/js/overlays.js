@@ -5,7 +5,7 @@ import { seatName, sideName, teamName } from "./table.js";
 import { cardEl, cardLabel, isWildFace, rankLabel } from "./cards.js";
 import { h } from "./dom.js";
 import { focusKey, focusFirst, tabbables } from "./focus.js";
-import { fairnessLine, replayLink } from "./replay.js";
+import { fairnessLine, replayLink } from "./replay-links.js";
 
 const overlay = () => document.getElementById("overlay");
 

@@ -4,7 +4,7 @@ import { t, raw, languages, loadPages, pagesLoaded } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { cardEl } from "./cards.js";
-import { recentMatches } from "./replay.js";
+import { recentMatches } from "./replay-links.js";
 import { h } from "./dom.js";
 
 

@@ -5,13 +5,12 @@ import { S } from "./store.js";
 import { t, translateDom } from "./i18n.js";
 import { renderTable, mySeat } from "./table.js";
 import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
-import { renderReplay } from "./replay.js";
+import { renderReplay, replayShown } from "./replay-links.js";
 import { handOverlay, handoffOverlay, meldOverlay, closeOverlay, overlayKind, takeReturnFocus } from "./overlays.js";
 import { focusKey, focusFirst } from "./focus.js";
 import { renderOnline, chatOverlay, leaveOverlay } from "./online.js";
 import { h, $ } from "./dom.js";
 import { syncAddress, bindReplayRef } from "./nav.js";
-import { replayShown } from "./replay.js";
 
 bindReplayRef(replayShown);
 

@@ -4,7 +4,7 @@ import { S, rememberTable } from "./store.js";
 import { t } from "./i18n.js";
 import { TableSocket } from "./net.js";
 import { play } from "./sound.js";
-import { mySeat, planAction, planGroups, goOutDiscardIdx, remapIndexes, errorText, moveSentence, seatName } from "./table.js";
+import { loadTableParts, mySeat, planAction, planGroups, goOutDiscardIdx, remapIndexes, errorText, moveSentence, seatName } from "./table.js";
 import { closeOverlay, overlayKind } from "./overlays.js";
 import { announce } from "./focus.js";
 import { closeLobby, onChat, noteTableClock } from "./online.js";
@@ -26,7 +26,7 @@ function animateEvent(...args) {
 
 export async function openTable(id) {
   if (!animations) import("./animate.js").then((m) => { animations = m; }, () => {});
-  if (S.sock) S.sock.close();
+  if (S.sock) { S.sock.close(); S.sock = null; }
   closeLobby();
   S.tableId = id;
   S.msg = S.view = S.table = null;
@@ -37,6 +37,8 @@ export async function openTable(id) {
   S.peek = false;
   rememberTable(id);
   closeOverlay();
+  await loadTableParts();
+  if (S.tableId !== id || S.sock) return;  // another table was opened meanwhile
   show("table");
   S.sock = new TableSocket(id, onMessage, (status) => {
     S.connection = status;

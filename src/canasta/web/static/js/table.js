@@ -6,8 +6,14 @@ import { isOnline, onlineName, seatMarks, countdown, autoBanner, watchLine } fro
 import { cardEl, backEl, sortCards, rankOf, rankLabel, meldRanks, cardName, cardShort, cardLabel, cardList } from "./cards.js";
 import { h, $ } from "./dom.js";
 import { refusalText } from "./reasons.js";
-import { moveLog, lastPhraseOf, scrollLog } from "./movelog.js";
 
+
+// The move log (movelog.js) loads when a table first opens (session.js), not with the page.
+let movelog = null;
+/** Load what only a table needs; the table is drawn once it is here. */
+export function loadTableParts() {
+  return movelog ? Promise.resolve() : import("./movelog.js").then((m) => { movelog = m; });
+}
 
 /** Layout only: from this many melds in an area, the chips shrink to fit. */
 const CROWDED_MELDS = 7;
@@ -183,7 +189,8 @@ export function renderTable(root, actions) {
   for (const side of sides.filter((x) => x !== mySide)) board.append(meldArea(side, false, actions));
   const column = h("div", "side-col");
   column.style.setProperty("--rows", `1 / span ${sides.length}`);
-  column.append(centre(actions), moveLog(seatName));
+  column.append(centre(actions));
+  if (movelog) column.append(movelog.moveLog(seatName));
   board.append(column);
   board.append(meldArea(mySide, true, actions));
   root.append(board);
@@ -200,7 +207,7 @@ export function renderTable(root, actions) {
   root.append(mine);
   root.append(tableNav());
   layoutHand();
-  scrollLog();
+  if (movelog) movelog.scrollLog();
 }
 
 /** Small screens: two buttons that move between the played melds and the hand with its plan
@@ -268,7 +275,7 @@ function seatBadge(seat) {
   b.append(fan);
   const c = h("div", "seat-count", t("table.cards_count", { n: count }));
   b.append(c);
-  const last = lastPhraseOf(seat);
+  const last = movelog && movelog.lastPhraseOf(seat);
   if (last) b.append(h("div", "seat-last", last));
   const r3 = v.red_threes[seat] || [];
   if (r3.length) {
