@@ -160,3 +160,31 @@ def test_expert_keeps_normals_first_choice_unless_the_lead_is_clear() -> None:
     clear = root([0.0, 10.0, -10.0], [300.0, 310.0, 290.0, 300.0])
     assert bot._pick(clear, [A0, other]) == 1
     assert ExpertPlayer(seed=1, iterations=10, time_budget=None, trust=0.0)._pick(noisy, [A0, other]) == 1
+
+
+def _hold(st, seat: int, cards: str) -> None:
+    st.hands[seat] = sorted(parse_card(c) for c in cards.split())
+    st.fc[seat] = [0] * len(st.fc[seat])
+    for c in st.hands[seat]:
+        st.fc[seat][FACE[c]] += 1
+
+
+def test_static_evaluation_counts_cards_for_melds_as_worth_not_penalty() -> None:
+    """Expert's truncated rollouts: a taken pile's cards that join melds are worth, not penalty."""
+    from canasta.bots import evaluate as ev
+    from canasta.bots.search import side_result
+
+    st = Game(Settings.preset("two-player"), seed=3).state
+    seat = 0
+    side = st.side_of[seat]
+    kings = tuple(parse_card(c) for c in "KD KC KD".split())
+    st.melds[side][FACE[kings[0]]] = TableMeld(FACE[kings[0]], kings, 3, 0)
+    st.nmelds[side] = 1
+    _hold(st, seat, "QH 9D 5C")  # singles: exactly their penalty
+    assert ev.hand_worth(st, seat) == -25
+    before = side_result(st, seat), side_result(st, seat, hands=False)
+    _hold(st, seat, "KH KS QH QS QD 9D 5C")  # as after a take: two kings for the meld, three queens
+    assert ev.hand_worth(st, seat) > -15
+    # holding 55 more points: a loss by the old evaluation, a gain by the new one
+    assert side_result(st, seat, hands=False) < before[1]
+    assert side_result(st, seat) > before[0]

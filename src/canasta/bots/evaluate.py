@@ -161,15 +161,54 @@ def side_table_score(st: State, side: int) -> int:
     return pts + st.settings.red_three_bonus(reds, opened)
 
 
-def side_potential(st: State, side: int) -> float:
-    """Expected extra value of a side's unfinished melds (canasta chances times the bonus)."""
+def side_potential(st: State, side: int, hands: bool = False) -> float:
+    """Expected extra value of a side's unfinished melds (canasta chances times the bonus).
+
+    With ``hands`` (a full state: Expert's sampled worlds), the naturals the side's players
+    hold for each meld count toward its canasta.
+    """
     pot = 0.0
     stock = len(st.stock)
-    for m in st.melds[side]:
+    seats = [s for s in range(st.players) if st.side_of[s] == side] if hands else []
+    for f, m in enumerate(st.melds[side]):
         if m is not None and not m.is_canasta:
-            ch = canasta_chance(len(m.cards), 0, 4, stock)
+            held = sum(st.fc[s][f] for s in seats)
+            ch = canasta_chance(len(m.cards), held, 4, stock)
             pot += ch * (400 if m.wilds == 0 else 300)
     return pot
+
+
+def hand_worth(st: State, seat: int) -> float:
+    """What the cards in a seat's hand are worth while the hand goes on (full state only).
+
+    Only penalty at the end of the hand, they are mostly future melds before it: a card that
+    joins the side's meld, a face held three times, a wild count for part of their value; a
+    pair for nothing; a single and a black three as penalty.  The closer the opponents look to
+    going out (:func:`threat`), the more the whole hand counts as penalty.  Without this, a
+    taken pile looks like a loss until its cards are melded.
+    """
+    side = st.side_of[seat]
+    melds = st.melds[side]
+    opened = bool(st.nmelds[side])
+    fc = st.fc[seat]
+    worth = 0.0
+    penalty = 0
+    for c in st.hands[seat]:
+        v = VALUE[c]
+        penalty += v
+        f = FACE[c]
+        if IS_WILD[c]:
+            worth += 0.5 * v
+        elif f == F_BLACK3:
+            worth -= v
+        elif melds[f] is not None:
+            worth += 0.6 * v
+        elif fc[f] >= 3:
+            worth += (0.4 if opened else 0.2) * v
+        elif fc[f] == 1:
+            worth -= v
+    risk = threat(st, seat)
+    return (1.0 - risk) * worth - risk * penalty
 
 
 def hand_estimate(st: State, side: int, viewer: int) -> float:

@@ -40,7 +40,7 @@ class Style:
     judge_going_out: bool = True
     #: ask the partner before going out (when the rules allow)
     ask_partner: bool = True
-    #: minimum pile size worth taking for a beginner-like taker (0: judge by value)
+    #: take every pile of at least this many cards, in any game (0: judge by value; Beginner: 1)
     naive_take: int = 0
     #: added to the value of taking the pile (tuning)
     take_bias: float = 0.0
@@ -58,12 +58,20 @@ class Style:
     restraint: float = 12.0
     #: three players: the cost of being the first to take the pile (then alone against two)
     lone_take: float = 600.0
-    #: two players: take every pile of at least this many cards (measured better than valuing it)
-    duel_take: int = 3
+    #: two players: take every pile of at least this many cards and leave smaller ones (taking
+    #: two-card piles measured far worse than drawing two; so did valuing each pile)
+    duel_take: int = 5
+    #: four players: take every pile of at least this many cards (0: judge by value)
+    four_take: int = 3
+    #: two players: the weight of the discard danger there (measured: holding cards back from
+    #: the one opponent costs more than the piles it saves, so Normal ignores it)
+    duel_danger: float = 0.0
 
 
+#: sensible but weak: melds eagerly, grabs every pile it can, discards carelessly without
+#: reading the opponents (no danger, no memory), never freezes or stops the pile
 BEGINNER = Style(
-    noise=14.0,
+    noise=25.0,
     read_opponents=False,
     keep_pairs=False,
     freeze=False,
@@ -71,7 +79,8 @@ BEGINNER = Style(
     natural_canastas=False,
     judge_going_out=False,
     ask_partner=False,
-    naive_take=3,
+    naive_take=1,
+    danger_scale=0.0,
 )
 NORMAL = Style()
 
@@ -125,9 +134,13 @@ class Policy:
     def _take_value(self, st: State, a: TakePile) -> float:
         seat = st.turn
         pile = st.pile
-        naive = self.style.naive_take or (self.style.duel_take if st.players == 2 else 0)
+        style = self.style
+        naive = style.naive_take or (
+            style.duel_take if st.players == 2 else style.four_take if st.players == 4 else 0
+        )
         if naive:
-            return 100.0 if len(pile) >= naive else 15.0 * len(pile)
+            # below the threshold the pile is left (15 per card would outbid the stock's 11 per card)
+            return 100.0 if len(pile) >= naive else 0.0
         fc = st.fc[seat]
         side = st.side_of[seat]
         melds = st.melds[side]
@@ -287,6 +300,7 @@ class Policy:
         pile_frozen_all = bool(st.pile_wild or st.pile_red3)
         opp_opened = any(st.nmelds[st.side_of[o]] for o in ev.opponents(st, seat))
         out: list[tuple[float, Action]] = []
+        danger_scale = style.danger_scale * (style.duel_danger if n == 2 else 1.0)
         nwild = fc[F_DEUCE] + fc[F_JOKER]
         for a in cands:
             assert isinstance(a, Discard)
@@ -327,7 +341,7 @@ class Policy:
                 keep -= VALUE[c] * urgency * (0.8 if k <= 1 else 0.3)
             # danger: the next player taking the pile with this card
             danger = 0.0
-            if next_is_opp and not IS_WILD[c] and f != F_BLACK3:
+            if next_is_opp and danger_scale and not IS_WILD[c] and f != F_BLACK3:
                 if style.read_opponents:
                     p = take_p.get(f, -1.0)
                     if p < 0:
@@ -335,7 +349,7 @@ class Policy:
                 else:
                     osd = st.side_of[nxt]
                     p = 0.8 if (st.melds[osd][f] is not None and not pile_frozen_all) else 0.15
-                danger = p * (pile_v + 15) * style.danger_scale
+                danger = p * (pile_v + 15) * danger_scale
             elif not next_is_opp and not IS_WILD[c] and style.read_opponents:
                 # feeding a partner (three-player partnership) is mildly good
                 danger = -3.0 * len(st.pile) * (1 if melds[f] is not None else 0)

@@ -49,8 +49,13 @@ EXPLORATION = 250.0
 TRUST = 1.0
 
 
-def side_result(state: State, seat: int) -> float:
-    """The seat's side score minus the best other side's, at the end of (or during) a hand."""
+def side_result(state: State, seat: int, hands: bool = True) -> float:
+    """The seat's side score minus the best other side's, at the end of (or during) a hand.
+
+    During a hand (a truncated rollout) the static evaluation judges: the table, canasta
+    chances and the cards held, by :func:`canasta.bots.evaluate.hand_worth` with ``hands``
+    (else every card held counts as penalty, the evaluation before 2 Dec 2026).
+    """
     side = state.side_of[seat]
     if state.result is not None:
         mine = 0.0
@@ -64,8 +69,12 @@ def side_result(state: State, seat: int) -> float:
     # truncated rollout: table value, canasta chances, minus the cards held
     scores: dict[int, float] = {}
     for sd in set(state.side_of):
-        pen = sum(ev.hand_penalty(state, s) for s in range(state.players) if state.side_of[s] == sd)
-        scores[sd] = ev.side_table_score(state, sd) + 0.5 * ev.side_potential(state, sd) - pen
+        seats = [s for s in range(state.players) if state.side_of[s] == sd]
+        if hands:
+            held = sum(ev.hand_worth(state, s) for s in seats)
+        else:
+            held = -float(sum(ev.hand_penalty(state, s) for s in seats))
+        scores[sd] = ev.side_table_score(state, sd) + 0.5 * ev.side_potential(state, sd, hands) + held
     mine = scores.pop(side)
     return mine - max(scores.values())
 
@@ -101,6 +110,7 @@ class ExpertPlayer:
         rollout_actions: int = DEFAULT_ROLLOUT_ACTIONS,
         exploration: float = EXPLORATION,
         trust: float = TRUST,
+        hand_worth: bool = True,
     ) -> None:
         self.seed = seed
         if time_budget is None and iterations is None:
@@ -112,6 +122,8 @@ class ExpertPlayer:
         self.rollout_actions = rollout_actions
         self.exploration = exploration
         self.trust = trust
+        #: judge truncated rollouts with the worth of the cards held (False: as penalty only)
+        self.hand_worth = hand_worth
         self.guide = Policy(NORMAL)
         self.rollout = Policy(ROLLOUT)
         #: iterations (sampled worlds) of the last decision (for benchmarks)
@@ -155,6 +167,7 @@ class ExpertPlayer:
         c = self.exploration
         inner = self.inner_candidates
         limit = self.rollout_actions
+        hands = self.hand_worth
         done = 0
         path: list[_Node] = []
         while done < budget:
@@ -207,7 +220,7 @@ class ExpertPlayer:
             for nd in path:
                 r = results.get(nd.actor)
                 if r is None:
-                    r = results[nd.actor] = side_result(world, nd.actor)
+                    r = results[nd.actor] = side_result(world, nd.actor, hands)
                 nd.visits += 1
                 nd.total += r
                 nd.squares += r * r
