@@ -50,7 +50,6 @@ from .models_accounts import (
     RecoveryTokenRow,
     ReportRow,
     WalletRow,
-    insert_ignore,
 )
 from .security import client_address
 
@@ -445,20 +444,7 @@ async def merge_guest_stats(
                 continue
             if old.played or old.canastas or old.best_hand is not None:
                 key = stats_key(account_id, scope)
-                await s.execute(
-                    insert_ignore(
-                        store.url,
-                        StatsRow,
-                        profile=key,
-                        played=0,
-                        won=0,
-                        best_hand=None,
-                        canastas=0,
-                        streak=0,
-                        best_streak=0,
-                        updated_at=now(),
-                    )
-                )
+                await s.execute(store.insert_missing_stats(key))
                 values: dict[str, Any] = {
                     "played": StatsRow.played + old.played,
                     "won": StatsRow.won + old.won,

@@ -543,7 +543,7 @@ class Store:
                 old = await s.get(StatsRow, legacy)
                 if old is not None:
                     # a fresh account: nothing else writes its statistics yet
-                    await s.execute(self._insert_missing_stats(account_id))
+                    await s.execute(self.insert_missing_stats(account_id))
                     mine = await s.get(StatsRow, account_id)
                     assert mine is not None
                     mine.played += old.played
@@ -601,7 +601,7 @@ class Store:
 
     async def _apply_deltas(self, s: Any, deltas: list[StatsDelta] | None) -> None:
         for delta in deltas or ():
-            await s.execute(self._insert_missing_stats(delta.profile))
+            await s.execute(self.insert_missing_stats(delta.profile))
             await s.execute(
                 update(StatsRow)
                 .where(StatsRow.profile == delta.profile)
@@ -609,7 +609,7 @@ class Store:
                 .execution_options(synchronize_session=False)
             )
 
-    def _insert_missing_stats(self, profile: str) -> Any:
+    def insert_missing_stats(self, profile: str) -> Any:
         """``INSERT … ON CONFLICT DO NOTHING`` of an empty stats row (both databases)."""
         if self.url.startswith("postgresql"):
             from sqlalchemy.dialects.postgresql import insert
