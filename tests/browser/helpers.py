@@ -82,3 +82,18 @@ def first_meld_deal(accept: Any, preset: str = "two-player") -> tuple[int, list[
             if action["type"] == "meld" and accept(state, action):
                 return seed, action["groups"]
     pytest.skip("no such deal in the first seeds")
+
+
+def open_seeded_two_player(page: Any, url: str, seed: int) -> str:
+    """Open a one-hand pass-and-play two-player table dealt from ``seed``, revealed to the first
+    seat at its draw; the table id."""
+    from .conftest import page_api
+
+    page.goto(url)
+    page.wait_for_selector("#btn-start")
+    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
+                                                   "rules": {"target": "one_hand"}, "seed": seed})["table"]
+    page.goto(url + f"#table={table}")
+    page.click("#btn-reveal")
+    assert wait_my_turn(page) == "draw"
+    return str(table)

@@ -8,8 +8,14 @@ import pytest
 
 from canasta import Game, Settings
 
-from .conftest import page_api, use_prefs
-from .helpers import first_meld_deal, hand_cards, version, wait_my_turn, wait_version_change
+from .conftest import use_prefs
+from .helpers import (
+    first_meld_deal,
+    hand_cards,
+    open_seeded_two_player,
+    version,
+    wait_version_change,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -33,13 +39,7 @@ def _deal_with_a_natural_pair_take(preset: str = "two-player") -> tuple[int, lis
 def test_take_a_frozen_pile_with_a_natural_pair_by_clicks(page, server):
     seed, pair, top, size = _deal_with_a_natural_pair_take()
     use_prefs(page)
-    page.goto(server.url)
-    page.wait_for_selector("#btn-start")
-    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
-                                                "rules": {"target": "one_hand"}, "seed": seed})["table"]
-    page.goto(server.url + f"#table={table}")
-    page.click("#btn-reveal")
-    assert wait_my_turn(page) == "draw"
+    open_seeded_two_player(page, server.url, seed)
     assert page.get_attribute("#pile .card", "data-card") == top
     assert page.locator("#pile.frozen").count() == 1
     before_hand = hand_cards(page)
@@ -76,13 +76,7 @@ def _deal_with_a_two_group_opening() -> tuple[int, list[dict[str, object]]]:
 def test_open_with_two_staged_groups_committed_together(page, server):
     seed, groups = _deal_with_a_two_group_opening()
     use_prefs(page)
-    page.goto(server.url)
-    page.wait_for_selector("#btn-start")
-    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
-                                                "rules": {"target": "one_hand"}, "seed": seed})["table"]
-    page.goto(server.url + f"#table={table}")
-    page.click("#btn-reveal")
-    assert wait_my_turn(page) == "draw"
+    open_seeded_two_player(page, server.url, seed)
     before = version(page)
     page.click("#stock")
     wait_version_change(page, before)

@@ -13,8 +13,8 @@ import pytest
 from canasta import Game, Settings, action_from_json
 from canasta.cards import FACE, card_str
 
-from .conftest import page_api, use_prefs
-from .helpers import hand_cards, version, wait_my_turn, wait_version_change
+from .conftest import use_prefs
+from .helpers import hand_cards, open_seeded_two_player, version, wait_version_change
 
 pytestmark = pytest.mark.browser
 
@@ -40,13 +40,7 @@ def _refused(code: str, naturals: int | None = None) -> Any:
 
 
 def _open(page: Any, server: Any, seed: int) -> None:
-    page.goto(server.url)
-    page.wait_for_selector("#btn-start")
-    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
-                                                "rules": {"target": "one_hand"}, "seed": seed})["table"]
-    page.goto(server.url + f"#table={table}")
-    page.click("#btn-reveal")
-    assert wait_my_turn(page) == "draw"
+    open_seeded_two_player(page, server.url, seed)
 
 
 def _toast(page: Any) -> str:

@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from .conftest import Server, page_api, use_prefs
-from .helpers import hand_cards, start_match, version, wait_my_turn, wait_version_change
+from .helpers import (
+    hand_cards,
+    open_seeded_two_player,
+    start_match,
+    version,
+    wait_my_turn,
+    wait_version_change,
+)
 from .positions import DRIVE, finished_hand, many_melds, open_position
 from .test_pile import _deal_with_a_natural_pair_take
 
@@ -90,13 +97,7 @@ def test_the_move_log_lists_each_seats_moves_with_their_cards(page, server):
 def test_the_log_names_a_take_with_the_pile_size_and_its_top_card(page, server):
     seed, pair, top, size = _deal_with_a_natural_pair_take()
     use_prefs(page)
-    page.goto(server.url)
-    page.wait_for_selector("#btn-start")
-    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
-                                                   "rules": {"target": "one_hand"}, "seed": seed})["table"]
-    page.goto(server.url + f"#table={table}")
-    page.click("#btn-reveal")
-    assert wait_my_turn(page) == "draw"
+    open_seeded_two_player(page, server.url, seed)
     cards = hand_cards(page)
     used: list[int] = []
     for card in pair:
