@@ -141,6 +141,26 @@ def owner_of(redis_url: str, table: str) -> str | None:
         r.close()
 
 
+def published_loads(redis_url: str) -> dict[str, int]:
+    """Each node's last published load (live tables), as placement reads it."""
+    import redis
+
+    r = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        return {n: int(json.loads(raw)[0]) for n, raw in r.hgetall("canasta:load").items()}
+    finally:
+        r.close()
+
+
+def loads_counted(loads: dict[str, int], owners: list[str]) -> bool:
+    """Both nodes have published, each counting exactly the matches it owns."""
+    return (
+        len(loads) == 2
+        and sum(loads.values()) == len(owners)
+        and all(loads.get(o) == owners.count(o) for o in owners)
+    )
+
+
 def test_two_nodes_play_an_online_hand_through_two_owner_crashes(cluster_urls):
     db, redis_url = cluster_urls
     nodes = [node(db, redis_url), node(db, redis_url)]
@@ -342,7 +362,11 @@ def test_new_matches_start_on_the_node_serving_fewer_tables(cluster_urls):
                 time.sleep(0.1)
             assert owner is not None, node_logs(nodes)
             owners.append(owner)
-            time.sleep(1.6)  # each node publishes its load once a second
+            # each node publishes its load once a second: wait until both have counted every
+            # match so far (a busy machine can delay a node's beat past any fixed sleep)
+            deadline = time.monotonic() + 15
+            while not loads_counted(published_loads(redis_url), owners) and time.monotonic() < deadline:
+                time.sleep(0.1)
         # alternating: the lobby's node, the other, the lobby's (a tie), the other
         assert owners[0] == owners[2] != owners[1] == owners[3], (owners, node_logs(nodes))
     finally:

@@ -123,7 +123,7 @@ class Tables:
         told to adopt it (it loads the table and takes its lease at once); if that node is
         gone, the first node a player reaches takes it, as after any failover.
         """
-        target = self._placement()
+        target = await self._placement()
         if target == self.cluster.node:
             await self._make_room(None)
         table = Table.create_online(
@@ -144,16 +144,32 @@ class Tables:
         self.metrics.placed.inc()
         return table.id
 
-    def _placement(self) -> str:
+    async def _placement(self) -> str:
         """The node a new online match starts on: of the nodes that published their load
-        lately, the one serving the fewest tables (this node on a tie, or when alone)."""
+        lately, the one serving the fewest tables (this node on a tie, or when alone).
+
+        The loads are read from Redis now; if Redis does not answer, the last ones read
+        (at most a second old) decide."""
         me = self.cluster.node
         if not self.cluster.distributed:
             return me
+        with contextlib.suppress(Exception):
+            self._loads = await self._other_loads()
         now = time.time()
         loads = {n: count for n, (count, at) in self._loads.items() if now - at < LOAD_FRESH_SECONDS}
         loads[me] = len(self._live)
         return min(loads, key=lambda n: (loads[n], n != me, n))
+
+    async def _other_loads(self) -> dict[str, tuple[int, float]]:
+        """The other nodes' published loads (live tables, when published), the fresh ones."""
+        assert isinstance(self.cluster, RedisCluster)
+        loads = {}
+        for node, raw in (await self.cluster.redis.hgetall("canasta:load")).items():
+            with contextlib.suppress(ValueError, TypeError):
+                count, at = json.loads(raw)
+                if node != self.cluster.node and time.time() - float(at) < LOAD_FRESH_SECONDS:
+                    loads[node] = (int(count), float(at))
+        return loads
 
     async def adopt(self, table_id: str) -> None:
         """Another node placed a new match here: load it and take its lease now."""
@@ -250,13 +266,7 @@ class Tables:
                 self._remote_summaries = remote
                 # this node's load, and the others' (placement of new matches)
                 await redis.hset("canasta:load", self.cluster.node, json.dumps([len(self._live), time.time()]))
-                loads = {}
-                for node, raw in (await redis.hgetall("canasta:load")).items():
-                    with contextlib.suppress(ValueError, TypeError):
-                        count, at = json.loads(raw)
-                        if node != self.cluster.node and time.time() - float(at) < LOAD_FRESH_SECONDS:
-                            loads[node] = (int(count), float(at))
-                self._loads = loads
+                self._loads = await self._other_loads()
                 if beat % 3 == 0:
                     await self.load_online()
             except asyncio.CancelledError:
