@@ -41,6 +41,7 @@ def run(
 
     from .db import NodeLockTaken, resolve_db_url
     from .protocol import MAX_MESSAGE_BYTES
+    from .runtime import tune_gc
 
     if allowed_hosts is None:
         loopback = host in ("127.0.0.1", "localhost", "::1")
@@ -71,6 +72,7 @@ def run(
     print(
         f"Canasta is running at http://{shown}:{port}/  (database: {url.split('://', 1)[0]}; Ctrl+C to stop)"
     )
+    tune_gc()
     try:
         uvicorn.run(
             app,
