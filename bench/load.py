@@ -15,7 +15,10 @@ The simulated browsers run in ``--clients`` processes of their own (the tables s
 them), so the probe is not limited by one client process: the JSON reports the CPU the
 generator used (``client_cpu_pct``, percent of one core over the run, all its processes) and
 the server's (``server_cpu_pct`` per node, and ``server_cpu_ms_per_action``), so a reader can
-judge which side was the limit on a machine where both share the cores.
+judge which side was the limit on a machine where both share the cores. ``server_loop_lag_p99_ms``
+(per node, from the ``canasta_loop_lag_seconds`` metric over the run window, as a bucket bound)
+says how late each node's event loop ran: a small lag beside a large round trip means the time
+went elsewhere (the generator, or waiting for a core).
 
 With ``--nodes K`` (K > 1) it starts K server processes on one database (``--db``, a PostgreSQL
 URL) and one Redis (``--redis``): each table is created on node ``i % K`` (which owns it), and
@@ -168,6 +171,31 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
+def loop_lag_buckets(node: ServerProcess) -> list[tuple[float, float]]:
+    """The node's loop-lag histogram now: (upper bound in seconds, wake-ups up to it)."""
+    import urllib.request
+
+    with urllib.request.urlopen(node.url + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    out = []
+    for line in text.splitlines():
+        if line.startswith("canasta_loop_lag_seconds_bucket"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            out.append((float("inf") if bound == "+Inf" else float(bound), float(line.split()[-1])))
+    return out
+
+
+def lag_p99_ms(before: list[tuple[float, float]], after: list[tuple[float, float]]) -> float | None:
+    """The bucket bound (ms) below which 99% of the run window's wake-ups came."""
+    counts = [(b, a - c) for (b, a), (_, c) in zip(after, before, strict=True)]
+    if not counts or counts[-1][1] <= 0:
+        return None
+    for bound, n in counts:
+        if n >= 0.99 * counts[-1][1]:
+            return None if bound == float("inf") else round(bound * 1000, 1)
+    return None
+
+
 def _percentile(ordered: list[float], q: float) -> float | None:
     if not ordered:
         return None
@@ -210,8 +238,10 @@ def run_load(
         futures = [pool.submit(_client_process, share, think, start, until) for share in shares]
         time.sleep(max(0.0, start - time.time()))
         server_cpu = [cpu_seconds(pid) for pid in pids]
+        lag = [loop_lag_buckets(s) for s in nodes]
         time.sleep(max(0.0, until - time.time()))  # the run's window: what is counted
         server_cpu = [cpu_seconds(pid) - c for pid, c in zip(pids, server_cpu, strict=True)]
+        lag = [lag_p99_ms(b, loop_lag_buckets(s)) for b, s in zip(lag, nodes, strict=True)]
         results = [f.result(timeout=120) for f in futures]
     elapsed = until - start
     rss = sum(s.rss_mb() for s in nodes)
@@ -237,6 +267,7 @@ def run_load(
         "rss_mb": round(rss, 1),
         "rss_mb_per_table": round((rss - rss_idle) / tables, 3),
         "server_cpu_pct": [round(100 * c / elapsed, 1) for c in server_cpu],
+        "server_loop_lag_p99_ms": lag,
         "server_cpu_ms_per_action": round(1000 * sum(server_cpu) / actions, 2) if actions else None,
         "clients": clients,
         "client_cpu_pct": round(100 * client_cpu / elapsed, 1),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import sqlite3
+import time
 from pathlib import Path
 
 from .support import TEST_CONFIG, client, create_table, my_turn, pick, receive_until, send
@@ -46,3 +47,31 @@ def test_metrics_count_tables_sockets_messages_and_action_latency(sqlite_url: st
     for who in ("off", "loopback"):  # the test client's address is not a loopback address
         with client(sqlite_url, config=dataclasses.replace(TEST_CONFIG, metrics=who)) as c:
             assert c.get("/metrics").status_code == 404
+
+
+def lag_counts(text: str) -> tuple[float, float]:
+    """(wake-ups within a quarter second, all wake-ups) of the loop-lag histogram."""
+    within = total = 0.0
+    for line in text.splitlines():
+        if line.startswith('canasta_loop_lag_seconds_bucket{le="0.25"}'):
+            within = float(line.split()[-1])
+        elif line.startswith("canasta_loop_lag_seconds_count"):
+            total = float(line.split()[-1])
+    return within, total
+
+
+def test_metrics_show_a_stalled_event_loop(sqlite_url: str) -> None:
+    """The loop-lag histogram counts how late the loop wakes a sleeping probe: blocking the
+    loop for 0.6 s puts one wake-up beyond the quarter-second bucket."""
+    with client(sqlite_url) as c:
+        deadline = time.monotonic() + 10
+        while lag_counts(c.get("/metrics").text)[1] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        within, total = lag_counts(c.get("/metrics").text)
+        assert total >= 1
+        assert c.portal is not None
+        c.portal.call(time.sleep, 0.6)  # a synchronous call on the loop's own thread blocks it
+        while lag_counts(c.get("/metrics").text)[1] <= total and time.monotonic() < deadline:
+            time.sleep(0.05)
+        later_within, later_total = lag_counts(c.get("/metrics").text)
+        assert later_total - later_within > total - within  # one more wake-up came late

@@ -275,9 +275,11 @@ def create_app(
             await forwarding.start()
         else:
             await lobby.start()
+        lag = asyncio.get_running_loop().create_task(tables.metrics.probe_loop_lag(), name="loop-lag")
         try:
             yield
         finally:
+            lag.cancel()
             # draining: this node's tables are saved and their leases released, so the other
             # nodes take them over at once; the browsers reconnect to them
             if keeper is not None:

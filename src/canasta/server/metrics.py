@@ -5,12 +5,16 @@ Each app has a registry of its own (tests build many apps in one process).
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-__all__ = ["CONTENT_TYPE_LATEST", "Metrics"]
+__all__ = ["CONTENT_TYPE_LATEST", "LAG_PROBE_SECONDS", "Metrics"]
+
+LAG_PROBE_SECONDS = 0.25
 
 
 class Metrics:
@@ -40,6 +44,21 @@ class Metrics:
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
             registry=self.registry,
         )
+
+        self.loop_lag_seconds = Histogram(
+            "canasta_loop_lag_seconds",
+            "How late the event loop woke a task that slept 0.25 s: every table waits this long",
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+            registry=self.registry,
+        )
+
+    async def probe_loop_lag(self) -> None:
+        """Sleep a quarter second at a time, forever, and record how late each wake-up is:
+        the time the loop spent on other work (or the process waited for a core)."""
+        while True:
+            asked = time.perf_counter() + LAG_PROBE_SECONDS
+            await asyncio.sleep(LAG_PROBE_SECONDS)
+            self.loop_lag_seconds.observe(max(0.0, time.perf_counter() - asked))
 
     def render(self) -> bytes:
         return bytes(generate_latest(self.registry))
