@@ -569,10 +569,12 @@ def create_app(
             await websocket.close(code=4404)
             return
         account_id = account.id if account is not None else None
+        history_delta = websocket.query_params.get("history") == "delta"
         if isinstance(found, str):  # another node owns the table: forward this socket there
             assert forwarding is not None
             await forwarding.forward(
-                websocket, f"table:{table_id}", found, account=account_id, name=None
+                websocket, f"table:{table_id}", found, account=account_id, name=None,
+                history_delta=history_delta,
             )
             return
         table = found
@@ -584,6 +586,7 @@ def create_app(
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
         conn = Conn.with_limits(config, account=account_id, owner=owner)
+        conn.history_delta = history_delta
         table.join(conn)
 
         async def deliver(raw: str | bytes) -> None:

@@ -49,6 +49,11 @@ class Conn:
         self.close_reason = ""
         #: set when the socket is dropped: its handler stops reading and writing at once
         self.dead = asyncio.Event()
+        #: the client keeps the hand's history and is sent only the events it has not seen
+        #: (``?history=delta``); ``history_mark`` is what it holds: (the table's history
+        #: epoch, the events sent), or None before its first state
+        self.history_delta = False
+        self.history_mark: tuple[int, int] | None = None
 
     @staticmethod
     def limits(config: ServerConfig) -> dict[str, Any]:

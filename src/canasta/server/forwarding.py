@@ -105,6 +105,7 @@ class Forwarding:
                     return
                 owner = account is not None and table.owns(account)
                 rc = self._remote_conn(node, conn_id, account, owner)
+                rc.history_delta = message.get("history") == "delta"
                 if not table.has_room_for(owner):
                     rc.send(error_message("table_full", "too many sockets at this table"))
                     rc.close()
@@ -228,15 +229,18 @@ class Forwarding:
         *,
         account: str | None,
         name: str | None,
+        history_delta: bool = False,
     ) -> None:
-        """Serve an accepted browser socket whose table (or the lobby) another node owns."""
+        """Serve an accepted browser socket whose table (or the lobby) another node owns
+        (``history_delta``: the browser keeps the hand's history, see :class:`Conn`)."""
         conn_id = secrets.token_hex(8)
         conn = Conn.with_limits(self.config, account=account, owner=False)
         self.local[conn_id] = conn
         channel = RedisCluster.in_channel(resource)
         base = {"node": self.cluster.node, "conn": conn_id}
         try:
-            await self.cluster.publish(channel, {**base, "op": "join", "account": account, "name": name})
+            join = {"op": "join", "account": account, "name": name, "history": "delta" if history_delta else None}
+            await self.cluster.publish(channel, {**base, **join})
         except Exception:
             self.local.pop(conn_id, None)
             await websocket.send_text('{"type":"error","code":"storage_unavailable","message":"try again"}')

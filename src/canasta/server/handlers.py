@@ -235,6 +235,7 @@ class Handlers:
             await self._changed("settings", delay_ms=delay)
 
     async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
+        conn.history_mark = None  # a client asking again is sent the whole history
         conn.send(self._replying(conn, self.state_message(conn, "sync")))
 
 

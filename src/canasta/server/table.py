@@ -152,8 +152,10 @@ class Table(Seating, Handlers, Online):
         self._suggestion: tuple[int, dict[str, Any]] | None = None
         #: the socket whose message is being handled, and that message's request id
         self._request: tuple[Conn, int | str | None] | None = None
-        #: per recipient seat: the history events last encoded, and their JSON
-        self._history_cache: dict[int | None, tuple[tuple[Event, ...], list[bytes]]] = {}
+        #: per recipient seat: the history events last encoded, their JSON, and the epoch of
+        #: that history (a new number whenever it is rewritten rather than extended)
+        self._history_cache: dict[int | None, tuple[tuple[Event, ...], list[bytes], int]] = {}
+        self._history_epochs = 0
         #: (game, what fairness_info depends on, its value): see ``_fairness``
         self._fairness_cache: tuple[Game, tuple[int, bool, bool], dict[str, Any] | None] | None = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
@@ -406,12 +408,20 @@ class Table(Seating, Handlers, Online):
 
     def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
         """A full redraw for one recipient, built from that recipient's view only (its
-        history's events encoded once each: see :meth:`_history_json`)."""
+        history's events encoded once each: see :meth:`_history_json`).
+
+        A socket that keeps the history (``conn.history_delta``) is sent only the events past
+        those it holds, with ``history_from`` saying where they start (0: the whole history),
+        and its mark moves on."""
         seat = self.view_seat(conn)
         view = self.game.state.view(seat)
-        history = self._history_json(seat, view.history)
+        history, epoch = self._history_json(seat, view.history)
+        start = self._history_start(conn, epoch, len(history))
         body = replace(view, history=()).to_json()
-        body["history"] = Raw(b"[" + b",".join(history) + b"]")
+        body["history"] = Raw(b"[" + b",".join(history[start:]) + b"]")
+        if conn is not None and conn.history_delta:
+            body["history_from"] = start
+            conn.history_mark = (epoch, len(history))
         return {
             "type": "state",
             "version": self.version,
@@ -421,34 +431,49 @@ class Table(Seating, Handlers, Online):
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
 
-    def _history_json(self, seat: int | None, events: tuple[Event, ...]) -> list[bytes]:
-        """Each event of ``seat``'s view of the history as JSON. A hand's history only grows
-        (an undo or a new hand rewrites it): the table keeps, per recipient seat, the events
-        it last encoded and their JSON, and encodes only the events past that prefix."""
+    @staticmethod
+    def _history_start(conn: Conn | None, epoch: int, length: int) -> int:
+        """The first event ``conn`` has not been sent: 0 unless it keeps the history and
+        holds a prefix of this very history."""
+        if conn is None or not conn.history_delta or conn.history_mark is None:
+            return 0
+        held_epoch, held = conn.history_mark
+        return held if held_epoch == epoch and held <= length else 0
+
+    def _history_json(self, seat: int | None, events: tuple[Event, ...]) -> tuple[list[bytes], int]:
+        """Each event of ``seat``'s view of the history as JSON, and that history's epoch. A
+        hand's history only grows (an undo or a new hand rewrites it): the table keeps, per
+        recipient seat, the events it last encoded and their JSON, and encodes only the events
+        past that prefix; a rewritten history gets a new epoch."""
         cached = self._history_cache.get(seat)
         if cached is not None:
-            known, texts = cached
+            known, texts, epoch = cached
             if len(known) <= len(events) and events[: len(known)] == known:
                 if len(known) == len(events):
-                    return texts
+                    return texts, epoch
                 texts = texts + [dumps_bytes(event_json(e)) for e in events[len(known) :]]
-                self._history_cache[seat] = (events, texts)
-                return texts
+                self._history_cache[seat] = (events, texts, epoch)
+                return texts, epoch
+        self._history_epochs += 1
         texts = [dumps_bytes(event_json(e)) for e in events]
-        self._history_cache[seat] = (events, texts)
-        return texts
+        self._history_cache[seat] = (events, texts, self._history_epochs)
+        return texts, self._history_epochs
 
     def _send_states(self, change: str) -> None:
         """Send every socket its state message: built and encoded once per audience (the
-        seat it sees, whether it may undo), so a seat's tabs and the spectators share one
-        text; the socket whose message is being handled gets its request id on its own copy."""
-        sent: dict[tuple[int | None, bool], tuple[dict[str, Any], str]] = {}
+        seat it sees, whether it may undo, the history it holds), so a seat's tabs and the
+        spectators share one text; the socket whose message is being handled gets its request
+        id on its own copy."""
+        sent: dict[tuple[int | None, bool, tuple[int, int] | None], tuple[dict[str, Any], str, tuple[int, int] | None]] = {}
         for conn in self.conns:
-            key = (self.view_seat(conn), self._can_undo(conn))
+            mark = conn.history_mark if conn.history_delta else None
+            key = (self.view_seat(conn), self._can_undo(conn), mark)
             built = sent.get(key)
             if built is None:
                 message = self.state_message(conn, change)
-                built = sent[key] = (message, dumps(message))
+                built = sent[key] = (message, dumps(message), conn.history_mark)
+            else:  # the same text: the socket now holds what the first of its audience holds
+                conn.history_mark = built[2]
             if self._request is not None and self._request[0] is conn and self._request[1] is not None:
                 conn.send(self._replying(conn, dict(built[0])))
             else:

@@ -67,7 +67,8 @@ export class Socket {
 /** The socket of one table. */
 export class TableSocket extends Socket {
   constructor(tableId, onMessage, onStatus) {
-    super(`/ws/tables/${encodeURIComponent(tableId)}`, onMessage, onStatus);
+    // the page keeps the hand's history: each state brings only the events it has not seen
+    super(`/ws/tables/${encodeURIComponent(tableId)}?history=delta`, onMessage, onStatus);
     this.tableId = tableId;
   }
 }

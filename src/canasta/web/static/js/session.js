@@ -169,7 +169,27 @@ function onError(msg) {
 
 let followRematch = null;
 
+/** The hand's whole history for a state that brings only the events past ``history_from``
+ * (the server sends those to a page that keeps what it was sent), or null when this page does
+ * not hold that many events of this socket's history (then it asks for the whole state). */
+let held = { sock: null, history: [] };  // the history this page holds, and of which socket
+
+function wholeHistory(msg) {
+  const v = msg.view;
+  if (v.history_from === undefined) return v.history;
+  const mine = held.sock === S.sock ? held.history : [];
+  if (v.history_from > mine.length) return null;
+  return mine.slice(0, v.history_from).concat(v.history);
+}
+
 function onState(msg) {
+  const history = wholeHistory(msg);
+  if (history === null) {
+    request("sync", { type: "sync" });
+    return;
+  }
+  msg.view.history = history;
+  held = { sock: S.sock, history };
   const about = replyTo(msg);
   if (about === "action") {
     // The player's own action was accepted: its plan and selection are done with.
