@@ -224,7 +224,9 @@ def run_load(
     # a browser reaches any node (no sticky sessions)
     urls = [rng.choice(nodes).url.replace("http://", "ws://") for _ in ids]
     jobs = [
-        (f"{ws}/ws/tables/{t}", c, rng.random()) for t, c, ws in zip(ids, cookies, urls, strict=True)
+        # opened as the page opens it: the hand's history arrives as new events only
+        (f"{ws}/ws/tables/{t}?history=delta", c, rng.random())
+        for t, c, ws in zip(ids, cookies, urls, strict=True)
     ]
     clients = max(1, min(clients, tables))
     shares = [jobs[k::clients] for k in range(clients)]
