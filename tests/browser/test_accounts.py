@@ -129,9 +129,15 @@ def test_register_buy_a_card_back_play_and_report_then_log_in_elsewhere(browser,
     page.keyboard.press("Escape")
     # an offline table shows the chosen back
     start_match(page, server.url)
-    back = page.locator(".card.back").first
-    back.wait_for()
-    assert "rgb(28, 47, 107)" in back.evaluate("e => getComputedStyle(e).backgroundImage")
+    # read in the page itself: a redraw may replace the card between finding and reading it
+    # (a detached element has no computed style)
+    page.wait_for_function(
+        """() => {
+            const back = document.querySelector(".card.back");
+            return back !== null && back.isConnected
+                && getComputedStyle(back).backgroundImage.includes("rgb(28, 47, 107)");
+        }"""
+    )
     table_id = page_api(page, "GET", "/api/tables")["tables"][0]["table"]  # the match just started
     page.click("#btn-report")
     page.wait_for_selector("#overlay[data-kind=report] #report-attach:checked")
