@@ -13,7 +13,7 @@ import datetime as dt
 import hashlib
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -290,26 +290,19 @@ class _Separately(Exception):
     """A batch written together met a stale version: write it again change by change."""
 
 
+@dataclass(slots=True, eq=False)
 class _Change:
-    """One table change waiting for the group commit."""
+    """One table change waiting for the group commit (compared by identity)."""
 
-    __slots__ = ("table_id", "seq", "entry", "values", "deltas", "done", "conflict")
-
-    def __init__(
-        self,
-        table_id: str,
-        seq: int,
-        entry: dict[str, Any],
-        values: dict[str, Any],
-        deltas: list[StatsDelta],
-    ) -> None:
-        self.table_id = table_id
-        self.seq = seq
-        self.entry = entry
-        self.values = values
-        self.deltas = deltas
-        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.conflict = False
+    table_id: str
+    seq: int
+    entry: dict[str, Any]
+    values: dict[str, Any]
+    deltas: list[StatsDelta]
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+    conflict: bool = False
 
     def succeed(self) -> None:
         if not self.done.done():
