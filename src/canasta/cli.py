@@ -133,23 +133,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         print(f"the web app needs its extra dependencies: pip install 'canasta[web]' ({e})", file=sys.stderr)
         return 2
-    run(
-        host=args.host,
-        port=args.port,
-        db=args.db,
-        allowed_origins=tuple(args.allowed_origin or ()),
-        allowed_hosts=tuple(args.allowed_host) if args.allowed_host else None,
-        api_docs=args.api_docs,
-        access_log=not args.no_access_log,
-        secure_cookies=args.secure_cookies,
-        metrics=args.metrics,
-        forwarded_allow_ips=args.forwarded_allow_ips,
-        move_seconds=args.move_seconds,
-        redis=args.redis,
-        smtp_url=args.smtp,
-        public_url=args.public_url,
-        registration_without_smtp=not args.no_registration_without_smtp,
-    )
+    # the parser names each option after run's keyword (its dest); repeated options are tuples
+    options = {k: v for k, v in vars(args).items() if k not in ("command", "func")}
+    options["allowed_origins"] = tuple(args.allowed_origins or ())
+    options["allowed_hosts"] = tuple(args.allowed_hosts) if args.allowed_hosts else None
+    run(**options)
     return 0
 
 
@@ -177,18 +165,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--db", default=None, help="database URL (default: SQLite in the user data directory)")
-    s.add_argument("--allowed-origin", action="append", metavar="ORIGIN", help="an origin (https://host) whose pages may use this server (default: same origin only); repeatable")
-    s.add_argument("--allowed-host", action="append", metavar="HOST", help="a Host name to answer to (default: loopback names when bound to loopback, else any); repeatable")
+    s.add_argument("--allowed-origin", action="append", dest="allowed_origins", metavar="ORIGIN", help="an origin (https://host) whose pages may use this server (default: same origin only); repeatable")
+    s.add_argument("--allowed-host", action="append", dest="allowed_hosts", metavar="HOST", help="a Host name to answer to (default: loopback names when bound to loopback, else any); repeatable")
     s.add_argument("--api-docs", action="store_true", help="serve /docs and /openapi.json")
-    s.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    s.add_argument("--no-access-log", action="store_false", dest="access_log", help="do not log each request")
     s.add_argument("--secure-cookies", action="store_true", help="mark the session cookie Secure (serving over HTTPS behind a proxy)")
     s.add_argument("--metrics", choices=("loopback", "on", "off"), default="loopback", help="who may read /metrics (default: this machine only)")
     s.add_argument("--forwarded-allow-ips", metavar="IPS", help="trust X-Forwarded-For/-Proto from these proxy addresses (comma-separated)")
     s.add_argument("--move-seconds", type=float, default=40.0, metavar="S", help="seconds for each decision at online tables before the server plays for the player (default: 40)")
     s.add_argument("--redis", metavar="URL", help="run as one of several nodes on one PostgreSQL database, with leases and messages over this Redis (redis://host:port/0)")
-    s.add_argument("--smtp", metavar="URL", help="send recovery and confirmation email through this server: smtp://[user:pass@]host[:port], smtp+starttls://… or smtps://… (default: recovery is unavailable)")
+    s.add_argument("--smtp", dest="smtp_url", metavar="URL", help="send recovery and confirmation email through this server: smtp://[user:pass@]host[:port], smtp+starttls://… or smtps://… (default: recovery is unavailable)")
     s.add_argument("--public-url", metavar="URL", help="the address players reach this server at, for links in email (default: the address of the request)")
-    s.add_argument("--no-registration-without-smtp", action="store_true", help="without --smtp, refuse registration (default: register at once, unconfirmed; see docs/protocol.md)")
+    s.add_argument("--no-registration-without-smtp", action="store_false", dest="registration_without_smtp", help="without --smtp, refuse registration (default: register at once, unconfirmed; see docs/protocol.md)")
     s.set_defaults(func=cmd_serve)
     a = sub.add_parser("admin", help="server administration: reported problems")
     asub = a.add_subparsers(dest="admin_command", metavar="WHAT", required=True)

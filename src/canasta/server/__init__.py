@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 from .app import create_app
 from .config import LOOPBACK_HOSTS, ServerConfig
@@ -19,23 +20,18 @@ def run(
     port: int = 8000,
     db: str | None = None,
     *,
-    allowed_origins: tuple[str, ...] = (),
     allowed_hosts: tuple[str, ...] | None = None,
-    api_docs: bool = False,
     access_log: bool = True,
-    secure_cookies: bool = False,
-    metrics: str = "loopback",
     forwarded_allow_ips: str | None = None,
-    move_seconds: float = 40.0,
     redis: str | None = None,
-    smtp_url: str | None = None,
-    public_url: str | None = None,
-    registration_without_smtp: bool = True,
+    **settings: Any,
 ) -> None:
-    """Serve the web app with uvicorn and print its URL.
+    """Serve the web app with uvicorn and print its URL; ``settings`` are fields of
+    :class:`ServerConfig` (``allowed_origins``, ``move_seconds``, ``smtp_url`` ...).
 
     A server bound to loopback answers only to loopback host names unless ``allowed_hosts``
     says otherwise; one bound to another address answers to any host name by default.
+    ``redis`` makes this process one node of several (:attr:`ServerConfig.redis_url`).
     """
     import uvicorn
 
@@ -47,17 +43,7 @@ def run(
         loopback = host in ("127.0.0.1", "localhost", "::1")
         allowed_hosts = (*LOOPBACK_HOSTS, "::1") if loopback else ()
     config = ServerConfig(
-        allowed_origins=allowed_origins,
-        allowed_hosts=allowed_hosts,
-        api_docs=api_docs,
-        secure_cookies=secure_cookies,
-        metrics=metrics,
-        move_seconds=move_seconds,
-        redis_url=redis,
-        single_node=redis is None,
-        smtp_url=smtp_url,
-        public_url=public_url,
-        registration_without_smtp=registration_without_smtp,
+        allowed_hosts=allowed_hosts, redis_url=redis, single_node=redis is None, **settings
     )
     if access_log:
         handler = logging.StreamHandler(sys.stderr)

@@ -18,7 +18,7 @@ import datetime as dt
 import logging
 import re
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from argon2 import PasswordHasher
@@ -30,6 +30,7 @@ from sqlalchemy.exc import IntegrityError
 from . import economy, ratings, reports
 from .db import (
     AccountRow,
+    Base,
     SessionRow,
     StatsRow,
     Store,
@@ -55,6 +56,8 @@ from .security import client_address
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine
+
+    from sqlalchemy.ext.asyncio import AsyncSession
 
     from .config import ServerConfig
     from .lobby import Lobby
@@ -145,19 +148,51 @@ async def credentials_by_email(store: Store, email: str) -> CredentialRow | None
         return await s.scalar(select(CredentialRow).where(CredentialRow.email == email))
 
 
-async def new_session_for(store: Store, account_id: str) -> str:
-    """A new session (its token) for an existing account."""
+_Token = TypeVar("_Token", RecoveryTokenRow, EmailTokenRow)
+
+
+async def _spend_token(s: AsyncSession, model: type[_Token], token: str) -> _Token | None:
+    """The row of ``token`` in ``model``'s table, marked used; None when it is unknown, used or
+    expired (or a racing use of it came first)."""
+    row = await s.get(model, token_hash(token))
+    if row is None or row.used_at is not None or _aware(row.expires_at) < now():
+        return None
+    # a conditional update: of two racing uses of one token, one changes a row
+    result = await s.execute(
+        update(model)
+        .where(model.token_hash == row.token_hash, model.used_at.is_(None))
+        .values(used_at=now())
+        .execution_options(synchronize_session=False)
+    )
+    return row if result.rowcount == 1 else None  # type: ignore[attr-defined]
+
+
+async def _void_tokens(s: AsyncSession, model: type[_Token], account_id: str) -> None:
+    """Mark an account's unused tokens in ``model``'s table used: none of them works again."""
+    await s.execute(
+        update(model)
+        .where(model.account_id == account_id, model.used_at.is_(None))
+        .values(used_at=now())
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def _new_token(
+    store: Store, model: type[Base], account_id: str, *, replace: bool = False, **values: Any
+) -> str:
+    """A new random token of an account, stored as a ``model`` row of its hash and ``values``
+    (never the token itself); ``replace``: the account's unused ones stop working."""
     token = secrets.token_urlsafe(32)
     async with store.sessions() as s, s.begin():
-        s.add(
-            SessionRow(
-                token_hash=token_hash(token),
-                account_id=account_id,
-                created_at=now(),
-                last_seen_at=now(),
-            )
-        )
+        if replace:
+            await _void_tokens(s, model, account_id)  # type: ignore[type-var]
+        s.add(model(token_hash=token_hash(token), account_id=account_id, created_at=now(), **values))
     return token
+
+
+async def new_session_for(store: Store, account_id: str) -> str:
+    """A new session (its token) for an existing account."""
+    return await _new_token(store, SessionRow, account_id, last_seen_at=now())
 
 
 async def revoke_sessions(store: Store, account_id: str, *, keep: str | None = None) -> int:
@@ -254,45 +289,18 @@ async def delete_personal_data(store: Store, account_id: str) -> None:
 
 
 async def new_recovery_token(store: Store, account_id: str, lifetime: float) -> str:
-    token = secrets.token_urlsafe(32)
-    async with store.sessions() as s, s.begin():
-        s.add(
-            RecoveryTokenRow(
-                token_hash=token_hash(token),
-                account_id=account_id,
-                expires_at=now() + dt.timedelta(seconds=lifetime),
-                created_at=now(),
-            )
-        )
-    return token
+    expires_at = now() + dt.timedelta(seconds=lifetime)
+    return await _new_token(store, RecoveryTokenRow, account_id, expires_at=expires_at)
 
 
 async def use_recovery_token(store: Store, token: str, password_hash: str) -> str | None:
     """Spend a recovery token on a new password: the account id, or None when the token is
     unknown, used or expired. Spending it also voids the account's other tokens."""
     async with store.sessions() as s, s.begin():
-        row = await s.get(RecoveryTokenRow, token_hash(token))
-        if row is None or row.used_at is not None or _aware(row.expires_at) < now():
+        row = await _spend_token(s, RecoveryTokenRow, token)
+        if row is None:
             return None
-        # a conditional update: of two racing uses of one token, one changes a row
-        result = await s.execute(
-            update(RecoveryTokenRow)
-            .where(
-                RecoveryTokenRow.token_hash == row.token_hash, RecoveryTokenRow.used_at.is_(None)
-            )
-            .values(used_at=now())
-            .execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
-            return None
-        await s.execute(
-            update(RecoveryTokenRow)
-            .where(
-                RecoveryTokenRow.account_id == row.account_id, RecoveryTokenRow.used_at.is_(None)
-            )
-            .values(used_at=now())
-            .execution_options(synchronize_session=False)
-        )
+        await _void_tokens(s, RecoveryTokenRow, row.account_id)
         await s.execute(
             update(CredentialRow)
             .where(CredentialRow.account_id == row.account_id)
@@ -321,26 +329,16 @@ async def new_email_token(
     """A link's token confirming ``email`` for an account ("register": with the password's
     hash, bound once confirmed; "email": its new address). It voids the account's earlier
     links, so only the latest one works."""
-    token = secrets.token_urlsafe(32)
-    async with store.sessions() as s, s.begin():
-        await s.execute(
-            update(EmailTokenRow)
-            .where(EmailTokenRow.account_id == account_id, EmailTokenRow.used_at.is_(None))
-            .values(used_at=now())
-            .execution_options(synchronize_session=False)
-        )
-        s.add(
-            EmailTokenRow(
-                token_hash=token_hash(token),
-                account_id=account_id,
-                purpose=purpose,
-                email=email,
-                password_hash=password_hash,
-                expires_at=now() + dt.timedelta(seconds=lifetime),
-                created_at=now(),
-            )
-        )
-    return token
+    return await _new_token(
+        store,
+        EmailTokenRow,
+        account_id,
+        replace=True,
+        purpose=purpose,
+        email=email,
+        password_hash=password_hash,
+        expires_at=now() + dt.timedelta(seconds=lifetime),
+    )
 
 
 async def pending_email(store: Store, account_id: str) -> str | None:
@@ -365,19 +363,8 @@ async def use_email_token(store: Store, token: str) -> tuple[str, str, str]:
     then nothing changes."""
     try:
         async with store.sessions() as s, s.begin():
-            row = await s.get(EmailTokenRow, token_hash(token))
-            if row is None or row.used_at is not None or _aware(row.expires_at) < now():
-                raise TokenError("bad_token")
-            # a conditional update: of two racing uses of one token, one changes a row
-            result = await s.execute(
-                update(EmailTokenRow)
-                .where(
-                    EmailTokenRow.token_hash == row.token_hash, EmailTokenRow.used_at.is_(None)
-                )
-                .values(used_at=now())
-                .execution_options(synchronize_session=False)
-            )
-            if result.rowcount != 1:  # type: ignore[attr-defined]
+            row = await _spend_token(s, EmailTokenRow, token)
+            if row is None:
                 raise TokenError("bad_token")
             purpose, account_id, email = row.purpose, row.account_id, row.email
             if purpose == "register":

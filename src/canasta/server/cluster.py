@@ -25,6 +25,7 @@ from typing import Any
 
 from .conn import Conn
 from .encoding import dumps, loads
+from .tasks import start_tasks, stop_tasks
 
 log = logging.getLogger("canasta.server")
 
@@ -46,15 +47,6 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-
-
-async def stop_tasks(tasks: list[asyncio.Task[None]]) -> None:
-    """Cancel background tasks and wait until they have ended."""
-    for task in tasks:
-        task.cancel()
-    for task in tasks:
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
 
 
 class LocalCluster:
@@ -112,11 +104,9 @@ class RedisCluster:
         await self.redis.set(self.alive_key(self.node), "1", px=int(LEASE_SECONDS * 1000))
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(self.node_channel(self.node))
-        loop = asyncio.get_running_loop()
-        self._tasks = [
-            loop.create_task(self._listen(), name="cluster-listen"),
-            loop.create_task(self._renew_forever(), name="cluster-renew"),
-        ]
+        self._tasks = start_tasks(
+            {"cluster-listen": self._listen(), "cluster-renew": self._renew_forever()}
+        )
 
     async def close(self) -> None:
         await stop_tasks(self._tasks)

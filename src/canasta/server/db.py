@@ -13,9 +13,9 @@ import datetime as dt
 import hashlib
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from sqlalchemy import (
     JSON,
@@ -58,6 +58,16 @@ class Base(DeclarativeBase):
     pass
 
 
+#: a moment with its time zone: when the row was written, unless given
+Timestamp = Annotated[dt.datetime, mapped_column(DateTime(timezone=True), default=now)]
+#: the account a row belongs to: rows are looked up by it and deleted with it
+AccountRef = Annotated[
+    str, mapped_column(String(40), ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+]
+#: a token's row is keyed by the token's SHA-256 (hex), never by the token itself
+TokenHash = Annotated[str, mapped_column(String(64), primary_key=True)]
+
+
 class TableRow(Base):
     """A table: the table state the record does not hold (current, small, rewritten with each
     change), and a snapshot of the match record as of change ``snapshot_seq``; the changes
@@ -84,7 +94,7 @@ class TableRow(Base):
     game_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: the version (log sequence number) the ``record`` snapshot is at
     snapshot_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
     updated_at: Mapped[dt.datetime] = mapped_column(
         DateTime(timezone=True), default=now, index=True
     )
@@ -104,7 +114,7 @@ class TableLogRow(Base):
     )
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     entry: Mapped[dict[str, Any]] = mapped_column(JSON)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
 
 
 class AccountRow(Base):
@@ -117,7 +127,7 @@ class AccountRow(Base):
     name: Mapped[str | None] = mapped_column(String(40), nullable=True)
     #: the browser-made profile id this account took over (once) when sessions arrived
     legacy_profile: Mapped[str | None] = mapped_column(String(80), nullable=True, unique=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
 
 
 class SessionRow(Base):
@@ -125,12 +135,10 @@ class SessionRow(Base):
 
     __tablename__ = "sessions"
 
-    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[str] = mapped_column(
-        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
-    )
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
-    last_seen_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    token_hash: Mapped[TokenHash]
+    account_id: Mapped[AccountRef]
+    created_at: Mapped[Timestamp]
+    last_seen_at: Mapped[Timestamp]
 
 
 class LobbyRow(Base):
@@ -142,7 +150,7 @@ class LobbyRow(Base):
     key: Mapped[str] = mapped_column(String(80), primary_key=True)
     kind: Mapped[str] = mapped_column(String(16), index=True)
     value: Mapped[dict[str, Any]] = mapped_column(JSON)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated_at: Mapped[Timestamp]
 
 
 def stats_key(account: str, scope: str = "offline") -> str:
@@ -163,7 +171,7 @@ class StatsRow(Base):
     canastas: Mapped[int] = mapped_column(Integer, default=0)
     streak: Mapped[int] = mapped_column(Integer, default=0)
     best_streak: Mapped[int] = mapped_column(Integer, default=0)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated_at: Mapped[Timestamp]
 
 
 def default_db_path() -> Path:
@@ -290,26 +298,19 @@ class _Separately(Exception):
     """A batch written together met a stale version: write it again change by change."""
 
 
+@dataclass(slots=True, eq=False)
 class _Change:
-    """One table change waiting for the group commit."""
+    """One table change waiting for the group commit (compared by identity)."""
 
-    __slots__ = ("table_id", "seq", "entry", "values", "deltas", "done", "conflict")
-
-    def __init__(
-        self,
-        table_id: str,
-        seq: int,
-        entry: dict[str, Any],
-        values: dict[str, Any],
-        deltas: list[StatsDelta],
-    ) -> None:
-        self.table_id = table_id
-        self.seq = seq
-        self.entry = entry
-        self.values = values
-        self.deltas = deltas
-        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.conflict = False
+    table_id: str
+    seq: int
+    entry: dict[str, Any]
+    values: dict[str, Any]
+    deltas: list[StatsDelta]
+    done: asyncio.Future[None] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+    conflict: bool = False
 
     def succeed(self) -> None:
         if not self.done.done():

@@ -243,8 +243,17 @@ def install(
 ) -> None:
     from .app import ApiError, _json_body
 
-    def answer(e: ShopError) -> ApiError:
-        return ApiError(e.status, e.code, e.message)
+    async def act(
+        request: Request, action: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """A shop change: the body, the signed-in account, then ``action(account id, body)``;
+        the shop's refusal becomes the API's error."""
+        body = await _json_body(request)
+        account = await require_account(request)
+        try:
+            return await action(account.id, body)
+        except ShopError as e:
+            raise ApiError(e.status, e.code, e.message) from e
 
     def item_of(body: dict[str, Any]) -> str:
         item = body.get("item")
@@ -268,29 +277,17 @@ def install(
         account = await require_account(request)
         return {"ledger": await ledger(store, account.id)}
 
+    async def equipped(account_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {"equipped": await equip(store, account_id, item_of(body))}
+
     @app.post("/api/shop/checkin")
     async def post_checkin(request: Request) -> dict[str, Any]:
-        await _json_body(request)
-        account = await require_account(request)
-        try:
-            return await check_in(store, account.id)
-        except ShopError as e:
-            raise answer(e) from e
+        return await act(request, lambda account_id, _body: check_in(store, account_id))
 
     @app.post("/api/shop/buy")
     async def post_buy(request: Request) -> dict[str, Any]:
-        body = await _json_body(request)
-        account = await require_account(request)
-        try:
-            return await buy(store, account.id, item_of(body))
-        except ShopError as e:
-            raise answer(e) from e
+        return await act(request, lambda account_id, body: buy(store, account_id, item_of(body)))
 
     @app.post("/api/shop/equip")
     async def post_equip(request: Request) -> dict[str, Any]:
-        body = await _json_body(request)
-        account = await require_account(request)
-        try:
-            return {"equipped": await equip(store, account.id, item_of(body))}
-        except ShopError as e:
-            raise answer(e) from e
+        return await act(request, equipped)

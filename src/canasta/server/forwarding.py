@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket
 
-from .cluster import RedisCluster, RemoteConn, stop_tasks
+from .cluster import RedisCluster, RemoteConn
 from .config import ServerConfig
 from .conn import CLOSE_POLICY, CLOSE_RELOAD, CLOSE_TRY_AGAIN, Conn
 from .protocol import error_message
 from .sockets import read_frames, run_socket
+from .tasks import start_tasks, stop_tasks
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -54,11 +55,9 @@ class Forwarding:
         tables.serve_forwarded = self.serve_table
 
     async def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._tasks = [
-            loop.create_task(self._lead_lobby_forever(), name="lobby-lease"),
-            loop.create_task(self._reap_forever(), name="forward-reaper"),
-        ]
+        self._tasks = start_tasks(
+            {"lobby-lease": self._lead_lobby_forever(), "forward-reaper": self._reap_forever()}
+        )
 
     async def close(self) -> None:
         await stop_tasks(self._tasks)

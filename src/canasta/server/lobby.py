@@ -29,6 +29,7 @@ from .players import LEVELS
 from .protocol import TableError, error_message, parse_message, request_of
 from .table import Table
 from .tables import Tables, TooManyTables
+from .tasks import repeat
 
 log = logging.getLogger("canasta.server")
 
@@ -172,7 +173,9 @@ class Lobby:
             log.info("lobby: %d online matches in play loaded", loaded)
         for account in self.queue:  # nobody is connected yet: each gets the grace period
             self._start_grace(account)
-        self._task = asyncio.get_running_loop().create_task(self._tick_forever(), name="lobby")
+        self._task = asyncio.get_running_loop().create_task(
+            repeat(self.config.live_list_seconds, self.tick, "lobby tick"), name="lobby"
+        )
 
     async def close(self, *, forget: bool = False) -> None:
         """Stop; ``forget``: another node runs the lobby from now on (it reloads the saved
@@ -234,7 +237,6 @@ class Lobby:
                 assert seat is not None
                 room.seats[seat] = {**(room.seats[seat] or {}), "name": name}
                 await self._save_room(room)
-                self._room_changed(room)
 
     # ------------------------------------------------------------------ messages
 
@@ -402,7 +404,6 @@ class Lobby:
                     assert seat is not None
                     room.seats[seat] = None
                     await self._save_room(room)
-                    self._room_changed(room)
             self.names.pop(account, None)
 
     def _start_grace(self, account: str) -> None:
@@ -424,7 +425,9 @@ class Lobby:
     # ---- rooms
 
     async def _save_room(self, room: Room) -> None:
+        """Store a changed room, then show it to its members."""
         await self.store.put_lobby_entry("room", room.code, asdict(room))
+        self._room_changed(room)
 
     def _room_changed(self, room: Room) -> None:
         for account in room.members():
@@ -475,7 +478,6 @@ class Lobby:
         )
         await self._save_room(room)
         self.rooms[code] = room
-        self._room_changed(room)
         return None
 
     async def _room_join(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -496,7 +498,6 @@ class Lobby:
         room.seats[free[0]] = {"account": account, "name": self.names.get(account, "Guest")}
         room.expires = time.time() + self.config.room_seconds
         await self._save_room(room)
-        self._room_changed(room)
         return None
 
     async def _room_leave(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -509,7 +510,6 @@ class Lobby:
         room.seats[seat] = None
         await self._save_room(room)
         self._send(account, {"type": "room", "room": None, "closed": "left"})
-        self._room_changed(room)
         return None
 
     async def _room_move(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -519,7 +519,6 @@ class Lobby:
         b = self._seat_index(room, msg.get("to"))
         room.seats[a], room.seats[b] = room.seats[b], room.seats[a]
         await self._save_room(room)
-        self._room_changed(room)
         return None
 
     async def _room_bot(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -532,7 +531,6 @@ class Lobby:
             raise TableError("seat_taken", "that seat is taken")
         room.seats[seat] = {"computer": level}
         await self._save_room(room)
-        self._room_changed(room)
         return None
 
     async def _room_clear(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -548,7 +546,6 @@ class Lobby:
         await self._save_room(room)
         if "account" in held:
             self._send(held["account"], {"type": "room", "room": None, "closed": "removed"})
-        self._room_changed(room)
         return None
 
     async def _room_start(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -619,14 +616,6 @@ class Lobby:
         for conns in self.conns.values():
             for conn in conns:
                 conn.send(dict(message))
-
-    async def _tick_forever(self) -> None:
-        while True:
-            await asyncio.sleep(self.config.live_list_seconds)
-            try:
-                await self.tick()
-            except Exception:  # pragma: no cover - keep ticking
-                log.exception("lobby tick failed")
 
 
 _HANDLERS = {

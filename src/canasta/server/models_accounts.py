@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .db import Base, now
+from .db import AccountRef, Base, Timestamp, TokenHash
 
 
 class CredentialRow(Base):
@@ -39,8 +39,8 @@ class CredentialRow(Base):
     )
     email: Mapped[str] = mapped_column(String(254), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
-    changed_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
+    changed_at: Mapped[Timestamp]
 
 
 class RecoveryTokenRow(Base):
@@ -48,13 +48,11 @@ class RecoveryTokenRow(Base):
 
     __tablename__ = "recovery_tokens"
 
-    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[str] = mapped_column(
-        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
-    )
+    token_hash: Mapped[TokenHash]
+    account_id: Mapped[AccountRef]
     expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
 
 
 class EmailTokenRow(Base):
@@ -66,16 +64,14 @@ class EmailTokenRow(Base):
 
     __tablename__ = "email_tokens"
 
-    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    account_id: Mapped[str] = mapped_column(
-        String(40), ForeignKey("accounts.id", ondelete="CASCADE"), index=True
-    )
+    token_hash: Mapped[TokenHash]
+    account_id: Mapped[AccountRef]
     purpose: Mapped[str] = mapped_column(String(16))
     email: Mapped[str] = mapped_column(String(254))
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
     used_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
 
 
 class WalletRow(Base):
@@ -105,7 +101,7 @@ class OwnedItemRow(Base):
         String(40), ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
     )
     item: Mapped[str] = mapped_column(String(40), primary_key=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
 
 
 class LedgerRow(Base):
@@ -118,7 +114,7 @@ class LedgerRow(Base):
     delta: Mapped[int] = mapped_column(Integer)
     balance: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str] = mapped_column(String(40))
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
 
 
 class RatingRow(Base):
@@ -136,7 +132,7 @@ class RatingRow(Base):
     #: mu - 3 sigma: what the leaderboard sorts by
     ordinal: Mapped[float] = mapped_column(Float)
     played: Mapped[int] = mapped_column(Integer, default=0)
-    updated_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    updated_at: Mapped[Timestamp]
 
 
 class MatchPlayerRow(Base):
@@ -160,7 +156,7 @@ class MatchPlayerRow(Base):
     against: Mapped[int] = mapped_column(Integer, default=0)
     #: the rating after this match (display scale), null when unrated
     rating: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
 
 
 class ReportRow(Base):
@@ -177,7 +173,7 @@ class ReportRow(Base):
     table_id: Mapped[str | None] = mapped_column(String(40), nullable=True)
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     client: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=now)
+    created_at: Mapped[Timestamp]
     handled_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 

@@ -52,6 +52,10 @@ _INLINE_LEVELS = frozenset({"random", "beginner", "normal"})
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
 
+#: the table's state saved with each change (columns of these names) and put back by a rollback,
+#: besides its game version and options
+_STATE_FIELDS = ("paused", "handoff", "viewer", "hands_counted", "match_counted")
+
 
 @dataclass
 class _Incoming:
@@ -102,39 +106,33 @@ class Table(Seating, Handlers, Online):
         table_id: str,
         profile: str | None,
         mode: str,
-        seats: list[SeatInfo],
         game: Game,
         store: Store,
         options: dict[str, Any],
-        version: int = 0,
-        seq: int | None = None,
-        paused: bool = False,
-        handoff: int | None = None,
-        viewer: int | None = None,
-        hands_counted: int = 0,
-        match_counted: bool = False,
+        seq: int = 0,
         created_at: dt.datetime | None = None,
         config: ServerConfig | None = None,
     ) -> None:
+        """A table at the start of its match; :meth:`from_row` puts a stored one's state back."""
         self.id = table_id
         self.profile = profile
         self.mode = mode
-        self.seats = seats
         self.game = game
         self.store = store
-        self.options = options
-        #: the game version: what clients quote with their moves; a cosmetic change (the
-        #: computer's move delay) leaves it alone, so it never makes a move stale
-        self.version = version
-        #: every committed change, cosmetic ones too: the log's sequence number
-        self.seq = version if seq is None else seq
-        self.paused = paused
-        self.handoff = handoff
-        self.viewer = viewer
-        self.hands_counted = hands_counted
-        self.match_counted = match_counted
         self.created_at = created_at or dt.datetime.now(dt.UTC)
         self.config = config = config or ServerConfig()
+        #: the game version: what clients quote with their moves; a cosmetic change (the
+        #: computer's move delay) leaves it alone, so it never makes a move stale
+        self.version = 0
+        #: every committed change, cosmetic ones too: the log's sequence number
+        self.seq = seq
+        self.options = options
+        self.seats = [SeatInfo.from_json(s) for s in options["seats"]]
+        self.paused = False
+        self.handoff: int | None = None
+        self.viewer: int | None = None
+        self.hands_counted = 0
+        self.match_counted = False
         #: the row as last committed: what the table falls back to when a save fails
         #: what was last committed: the table state, the record snapshot and the actions
         #: logged since it (what the table falls back to when a save fails)
@@ -205,22 +203,11 @@ class Table(Seating, Handlers, Online):
         seats = computer_seats(players, difficulty) if mode == "computer" else local_seats(players)
         seeded = seed is not None
         game = Game(settings, seed=seed) if seeded else FairGame(settings)
-        options: dict[str, Any] = {
-            "seats": [s.to_json() for s in seats],
-            "difficulty": difficulty,
-            "delay_ms": delay_ms,
-        }
+        options: dict[str, Any] = {"difficulty": difficulty, "delay_ms": delay_ms}
         if seeded:
             options["seeded"] = True
-        table = cls(
-            table_id=table_id,
-            profile=profile,
-            mode=mode,
-            seats=seats,
-            game=game,
-            store=store,
-            options=options,
-            config=config,
+        table = cls._new(
+            mode, seats, game, options, table_id=table_id, profile=profile, store=store, config=config
         )
         table._after_deal()
         return table
@@ -250,22 +237,14 @@ class Table(Seating, Handlers, Online):
                 seats.append(SeatInfo(player[1], "human", None, "player"))
         game = FairGame(settings)
         options: dict[str, Any] = {
-            "seats": [s.to_json() for s in seats],
             "difficulty": "normal",
             "delay_ms": config.online_bot_delay_ms,
             "online": new_online_state(
                 [None if p is None else p[0] for p in players], public=public, room=room
             ),
         }
-        table = cls(
-            table_id=table_id,
-            profile=None,
-            mode="online",
-            seats=seats,
-            game=game,
-            store=store,
-            options=options,
-            config=config,
+        table = cls._new(
+            "online", seats, game, options, table_id=table_id, profile=None, store=store, config=config
         )
         table._prepare_online()
         return table
@@ -285,28 +264,30 @@ class Table(Seating, Handlers, Online):
         tail = [e["action"] for e in log or () if e.get("kind") == "action"]
         for text in tail:
             game.apply(action_from_text(text))
-        seats = [SeatInfo.from_json(s) for s in row.options["seats"]]
         table = cls(
             table_id=row.id,
             profile=row.profile,
             mode=row.mode,
-            seats=seats,
             game=game,
             store=store,
-            options=dict(row.options),
-            version=row.game_version,
+            options=row.options,
             seq=row.version,
-            paused=row.paused,
-            handoff=row.handoff,
-            viewer=row.viewer,
-            hands_counted=row.hands_counted,
-            match_counted=row.match_counted,
             created_at=row.created_at,
             config=config,
         )
+        table._restore({name: getattr(row, name) for name in ("game_version", "options", *_STATE_FIELDS)})
         table._snapshot, table._tail = row.record, tail
         table._saved = table._state_values()
         return table
+
+    @classmethod
+    def _new(
+        cls, mode: str, seats: list[SeatInfo], game: Game, options: dict[str, Any], **fields: Any
+    ) -> Table:
+        """A table of a new match: its ``options`` (the computer seats' level and pace ...) come
+        after the seats; ``fields`` are the rest of what :class:`Table` takes."""
+        options = {"seats": [s.to_json() for s in seats], **options}
+        return cls(mode=mode, game=game, options=options, **fields)
 
     def mark_saved(self) -> None:
         """The row as it is now has been committed (a new table's first save)."""
@@ -319,12 +300,16 @@ class Table(Seating, Handlers, Online):
             "game_version": self.version,
             "options": self.options,
             "status": self.status,
-            "paused": self.paused,
-            "handoff": self.handoff,
-            "viewer": self.viewer,
-            "hands_counted": self.hands_counted,
-            "match_counted": self.match_counted,
+            **{name: getattr(self, name) for name in _STATE_FIELDS},
         }
+
+    def _restore(self, values: dict[str, Any]) -> None:
+        """The table's state as ``values`` say (columns, as :meth:`_state_values` gives them)."""
+        self.version = values["game_version"]
+        self.options = dict(values["options"])
+        self.seats = [SeatInfo.from_json(s) for s in self.options["seats"]]
+        for name in _STATE_FIELDS:
+            setattr(self, name, values[name])
 
     def row_values(self) -> dict[str, Any]:
         """The whole row, with a snapshot of the record at the current version."""
@@ -719,15 +704,8 @@ class Table(Seating, Handlers, Online):
             game.apply(action_from_text(text))
         self.game = game
         self.seq -= 1
-        self.version = saved["game_version"]
-        self.options = dict(saved["options"])
-        self.seats = [SeatInfo.from_json(s) for s in self.options["seats"]]
+        self._restore(saved)
         self._extra_deltas = []
-        self.paused = saved["paused"]
-        self.handoff = saved["handoff"]
-        self.viewer = saved["viewer"]
-        self.hands_counted = saved["hands_counted"]
-        self.match_counted = saved["match_counted"]
         self._players.clear()
 
     def _storage_lost(self) -> None:

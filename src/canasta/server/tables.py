@@ -18,6 +18,7 @@ from .db import Store
 from .limits import KeyedLimiter
 from .metrics import Metrics
 from .table import Table
+from .tasks import repeat
 
 log = logging.getLogger("canasta.server")
 
@@ -74,7 +75,7 @@ class Tables:
 
     def start(self) -> None:
         self._sweeper = asyncio.get_running_loop().create_task(
-            self._sweep_forever(), name="table-sweeper"
+            repeat(self.config.sweep_seconds, self.sweep, "table sweep"), name="table-sweeper"
         )
         if self.cluster.distributed:
             self._cluster_task = asyncio.get_running_loop().create_task(
@@ -440,14 +441,6 @@ class Tables:
         for t in idle:
             await self._unload(t)
         return len(idle)
-
-    async def _sweep_forever(self) -> None:
-        while True:
-            await asyncio.sleep(self.config.sweep_seconds)
-            try:
-                await self.sweep()
-            except Exception:  # pragma: no cover - keep sweeping
-                log.exception("table sweep failed")
 
     def __contains__(self, table_id: str) -> bool:
         return table_id in self._live

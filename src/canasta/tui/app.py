@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -24,6 +25,18 @@ HELP = (
     "y/n answer · e decline the pile · Enter next hand · q quit"
 )
 RANK_KEYS = set("a456789tjqk")
+
+#: the human's moves by the name its key binding gives: each applies it, True if it was legal
+MOVES: dict[str, Callable[[Session], bool]] = {
+    "draw": Session.draw,
+    "take": Session.take,
+    "meld": Session.meld,
+    "discard": Session.discard,
+    "ask": lambda s: s.act(ASK),
+    "yes": lambda s: s.act(YES),
+    "no": lambda s: s.act(NO),
+    "decline": lambda s: s.act(DECLINE),
+}
 
 
 def card_text(code: int, style: str = "") -> Text:
@@ -107,20 +120,20 @@ class CanastaApp(App[int]):
         Binding("left", "move(-1)", "←", show=False),
         Binding("right", "move(1)", "→", show=False),
         Binding("space", "select", "select"),
-        Binding("d", "draw", "draw"),
-        Binding("t", "take", "take pile"),
+        Binding("d", "play('draw')", "draw"),
+        Binding("t", "play('take')", "take pile"),
         Binding("g", "stage", "group"),
-        Binding("m", "meld", "meld"),
-        Binding("x", "discard", "discard"),
+        Binding("m", "play('meld')", "meld"),
+        Binding("x", "play('discard')", "discard"),
         Binding("s", "suggest", "suggest"),
         Binding("enter", "enter", "play/next"),
         Binding("u", "undo", "undo"),
         Binding("c", "clear", "clear"),
         Binding("escape", "clear", "clear", show=False),
-        Binding("y", "answer(True)", "yes", show=False),
-        Binding("n", "answer(False)", "no", show=False),
-        Binding("question_mark", "ask", "ask partner", show=False),
-        Binding("e", "decline", "decline", show=False),
+        Binding("y", "play('yes')", "yes", show=False),
+        Binding("n", "play('no')", "no", show=False),
+        Binding("question_mark", "play('ask')", "ask partner", show=False),
+        Binding("e", "play('decline')", "decline", show=False),
         Binding("h", "help", "help"),
         Binding("q", "quit", "quit"),
     ]
@@ -254,33 +267,10 @@ class CanastaApp(App[int]):
             return False
         return True
 
-    def action_draw(self) -> None:
+    def action_play(self, move: str) -> None:
+        """One of the human's moves (a key of :data:`MOVES`), on its turn only."""
         if self._mine():
-            self.after(self.session.draw())
-
-    def action_take(self) -> None:
-        if self._mine():
-            self.after(self.session.take())
-
-    def action_meld(self) -> None:
-        if self._mine():
-            self.after(self.session.meld())
-
-    def action_discard(self) -> None:
-        if self._mine():
-            self.after(self.session.discard())
-
-    def action_ask(self) -> None:
-        if self._mine():
-            self.after(self.session.act(ASK))
-
-    def action_answer(self, yes: bool) -> None:
-        if self._mine():
-            self.after(self.session.act(YES if yes else NO))
-
-    def action_decline(self) -> None:
-        if self._mine():
-            self.after(self.session.act(DECLINE))
+            self.after(MOVES[move](self.session))
 
     def action_suggest(self) -> None:
         self.session.suggest()

@@ -1,19 +1,14 @@
-"""Tables and profile statistics.
-
-Revision ID: 0001
-Revises:
-Create Date: 2026-11-30
-"""
+"""Tables and profile statistics."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
+from canasta.server.migrations.shared import timestamp
+
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
@@ -31,8 +26,8 @@ def upgrade() -> None:
         sa.Column("viewer", sa.Integer(), nullable=True),
         sa.Column("hands_counted", sa.Integer(), nullable=False),
         sa.Column("match_counted", sa.Boolean(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        timestamp("created_at"),
+        timestamp("updated_at"),
     )
     op.create_index("ix_tables_profile", "tables", ["profile"])
     op.create_index("ix_tables_updated_at", "tables", ["updated_at"])
@@ -45,7 +40,7 @@ def upgrade() -> None:
         sa.Column("canastas", sa.Integer(), nullable=False),
         sa.Column("streak", sa.Integer(), nullable=False),
         sa.Column("best_streak", sa.Integer(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        timestamp("updated_at"),
     )
 
 

@@ -1,19 +1,14 @@
-"""Accounts and server-issued sessions (browser identities no longer come from the client).
-
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-12-01
-"""
+"""Accounts and server-issued sessions (browser identities no longer come from the client)."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
+from canasta.server.migrations.shared import account_ref, timestamp, token_hash
+
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
@@ -23,19 +18,14 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(16), nullable=False),
         sa.Column("name", sa.String(40), nullable=True),
         sa.Column("legacy_profile", sa.String(80), nullable=True, unique=True),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        timestamp("created_at"),
     )
     op.create_table(
         "sessions",
-        sa.Column("token_hash", sa.String(64), primary_key=True),
-        sa.Column(
-            "account_id",
-            sa.String(40),
-            sa.ForeignKey("accounts.id", ondelete="CASCADE"),
-            nullable=False,
-        ),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
+        token_hash(),
+        account_ref(nullable=False),
+        timestamp("created_at"),
+        timestamp("last_seen_at"),
     )
     op.create_index("ix_sessions_account_id", "sessions", ["account_id"])
 

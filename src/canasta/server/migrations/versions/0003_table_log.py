@@ -1,29 +1,19 @@
-"""An append-only log of each table's changes; the match record becomes a snapshot.
-
-Existing tables need no log: their record is a snapshot at their current version.
-
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-12-01
-"""
+"""An append-only log of each table's changes; the match record becomes a snapshot."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
+from canasta.server.migrations.shared import add_table_counter, drop_table_column, timestamp
+
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("tables") as batch:
-        batch.add_column(
-            sa.Column("snapshot_seq", sa.Integer(), nullable=False, server_default="0")
-        )
-    op.execute("UPDATE tables SET snapshot_seq = version")
+    # existing tables need no log: their record is a snapshot at their current version
+    add_table_counter("snapshot_seq")
     op.create_table(
         "table_log",
         sa.Column(
@@ -34,11 +24,10 @@ def upgrade() -> None:
         ),
         sa.Column("seq", sa.Integer(), primary_key=True),
         sa.Column("entry", sa.JSON(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        timestamp("created_at"),
     )
 
 
 def downgrade() -> None:
     op.drop_table("table_log")
-    with op.batch_alter_table("tables") as batch:
-        batch.drop_column("snapshot_seq")
+    drop_table_column("snapshot_seq")

@@ -1,19 +1,14 @@
-"""The lobby's lasting state: quick-match queue entries and private rooms survive a restart.
-
-Revision ID: 0005
-Revises: 0004
-Create Date: 2026-12-01
-"""
+"""The lobby's lasting state: quick-match queue entries and private rooms survive a restart."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
+from canasta.server.migrations.shared import timestamp
+
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:
@@ -22,7 +17,7 @@ def upgrade() -> None:
         sa.Column("key", sa.String(80), primary_key=True),
         sa.Column("kind", sa.String(16), nullable=False),
         sa.Column("value", sa.JSON(), nullable=False),
-        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        timestamp("updated_at"),
     )
     op.create_index("ix_lobby_entries_kind", "lobby_entries", ["kind"])
     op.create_index("ix_tables_mode_status", "tables", ["mode", "status"])

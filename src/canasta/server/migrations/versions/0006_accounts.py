@@ -1,50 +1,37 @@
-"""Registered accounts, recovery tokens, coins and cosmetics, ratings, match players, reports.
-
-Revision ID: 0006
-Revises: 0005
-Create Date: 2026-12-02
-"""
+"""Registered accounts, recovery tokens, coins and cosmetics, ratings, match players, reports."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
+from canasta.server.migrations.shared import account_ref, timestamp, token_hash
+
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
-
-_TS = sa.DateTime(timezone=True)
-
-
-def _account_fk(**kw: object) -> sa.Column:  # type: ignore[type-arg]
-    return sa.Column(
-        "account_id", sa.String(40), sa.ForeignKey("accounts.id", ondelete="CASCADE"), **kw
-    )
 
 
 def upgrade() -> None:
     op.create_table(
         "account_credentials",
-        _account_fk(primary_key=True),
+        account_ref(primary_key=True),
         sa.Column("email", sa.String(254), nullable=False, unique=True),
         sa.Column("password_hash", sa.String(255), nullable=False),
-        sa.Column("created_at", _TS, nullable=False),
-        sa.Column("changed_at", _TS, nullable=False),
+        timestamp("created_at"),
+        timestamp("changed_at"),
     )
     op.create_table(
         "recovery_tokens",
-        sa.Column("token_hash", sa.String(64), primary_key=True),
-        _account_fk(nullable=False),
-        sa.Column("expires_at", _TS, nullable=False),
-        sa.Column("used_at", _TS, nullable=True),
-        sa.Column("created_at", _TS, nullable=False),
+        token_hash(),
+        account_ref(nullable=False),
+        timestamp("expires_at"),
+        timestamp("used_at", nullable=True),
+        timestamp("created_at"),
     )
     op.create_index("ix_recovery_tokens_account_id", "recovery_tokens", ["account_id"])
     op.create_table(
         "wallets",
-        _account_fk(primary_key=True),
+        account_ref(primary_key=True),
         sa.Column("coins", sa.Integer(), nullable=False),
         sa.Column("checkin_day", sa.String(10), nullable=True),
         sa.Column("checkin_streak", sa.Integer(), nullable=False),
@@ -54,9 +41,9 @@ def upgrade() -> None:
     )
     op.create_table(
         "owned_items",
-        _account_fk(primary_key=True),
+        account_ref(primary_key=True),
         sa.Column("item", sa.String(40), primary_key=True),
-        sa.Column("created_at", _TS, nullable=False),
+        timestamp("created_at"),
     )
     op.create_table(
         "coin_ledger",
@@ -65,18 +52,18 @@ def upgrade() -> None:
         sa.Column("delta", sa.Integer(), nullable=False),
         sa.Column("balance", sa.Integer(), nullable=False),
         sa.Column("reason", sa.String(40), nullable=False),
-        sa.Column("created_at", _TS, nullable=False),
+        timestamp("created_at"),
     )
     op.create_index("ix_coin_ledger_account_id", "coin_ledger", ["account_id"])
     op.create_table(
         "ratings",
-        _account_fk(primary_key=True),
+        account_ref(primary_key=True),
         sa.Column("kind", sa.String(16), primary_key=True),
         sa.Column("mu", sa.Float(), nullable=False),
         sa.Column("sigma", sa.Float(), nullable=False),
         sa.Column("ordinal", sa.Float(), nullable=False),
         sa.Column("played", sa.Integer(), nullable=False),
-        sa.Column("updated_at", _TS, nullable=False),
+        timestamp("updated_at"),
     )
     op.create_index("ix_ratings_kind_ordinal", "ratings", ["kind", "ordinal"])
     op.create_table(
@@ -90,7 +77,7 @@ def upgrade() -> None:
         sa.Column("score", sa.Integer(), nullable=False),
         sa.Column("against", sa.Integer(), nullable=False),
         sa.Column("rating", sa.Integer(), nullable=True),
-        sa.Column("created_at", _TS, nullable=False),
+        timestamp("created_at"),
         sa.UniqueConstraint("table_id", "account_id", name="uq_match_players_table_account"),
     )
     op.create_index("ix_match_players_table_id", "match_players", ["table_id"])
@@ -109,8 +96,8 @@ def upgrade() -> None:
         sa.Column("table_id", sa.String(40), nullable=True),
         sa.Column("record", sa.JSON(), nullable=True),
         sa.Column("client", sa.JSON(), nullable=True),
-        sa.Column("created_at", _TS, nullable=False),
-        sa.Column("handled_at", _TS, nullable=True),
+        timestamp("created_at"),
+        timestamp("handled_at", nullable=True),
     )
     op.create_index("ix_reports_account_id", "reports", ["account_id"])
 

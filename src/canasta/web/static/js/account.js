@@ -109,6 +109,19 @@ async function attempt(fn, okText) {
   drawAccount();
 }
 
+/** Send an address to confirm (registration, a new email): the note then asks to check the
+ * mail at it (``mailKey``) when the server waits for the owner, else says ``doneKey``. */
+async function attemptConfirming(path, body, emailField, mailKey, doneKey) {
+  let sent = null;
+  await attempt(async () => {
+    const res = await api("POST", path, body);
+    sent = res.pending ? emailField.input.value.trim() : null;
+    await refreshAccount();
+  }, null);
+  if (!note) note = { text: sent ? t(mailKey, { email: sent }) : t(doneKey), bad: false };
+  drawAccount();
+}
+
 function form(id, fields, submitLabel, onSubmit, cls = "primary") {
   const f = h("form", { class: "acc-form", id, novalidate: true });
   for (const x of fields) f.append(x.wrap);
@@ -161,16 +174,9 @@ function drawGuest(body) {
     if (pending) body.append(h("p", { class: "good acc-pending", id: "reg-pending", text: t("account.pending_register", { email: pending }) }));
     const email = field("reg-email", t("account.email"), "email", { autocomplete: "email", required: true });
     const pass = field("reg-password", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8, required: true });
-    body.append(form("form-register", [email, pass], t("account.register"), async () => {
-      let sent = null;
-      await attempt(async () => {
-        const res = await api("POST", "/api/account/register", { email: email.input.value, password: pass.input.value, lang: language() });
-        sent = res.pending ? email.input.value.trim() : null;
-        await refreshAccount();
-      }, null);
-      if (!note) note = { text: sent ? t("account.check_mail", { email: sent }) : t("account.registered"), bad: false };
-      drawAccount();
-    }));
+    body.append(form("form-register", [email, pass], t("account.register"), () => attemptConfirming(
+      "/api/account/register", { email: email.input.value, password: pass.input.value, lang: language() },
+      email, "account.check_mail", "account.registered")));
   }
   const lemail = field("login-email", t("account.email"), "email", { autocomplete: "username", required: true });
   const lpass = field("login-password", t("account.password"), "password", { autocomplete: "current-password", required: true });
@@ -206,19 +212,18 @@ function drawForgot(body) {
 
 function drawRegistered(body, acc) {
   const row = h("div", { class: "dialog-buttons" });
-  const out = button(t("account.logout"), () => attempt(async () => {
-    await api("POST", "/api/account/logout", {});
-    await newGuest();
-    if (ctl && ctl.accountChanged) ctl.accountChanged();
-  }, t("account.logged_out")), "ghost");
-  out.id = "btn-logout";
-  const all = button(t("account.logout_all"), () => attempt(async () => {
-    await api("POST", "/api/account/logout-all", {});
-    await newGuest();
-    if (ctl && ctl.accountChanged) ctl.accountChanged();
-  }, t("account.logged_out_all")), "ghost");
-  all.id = "btn-logout-all";
-  row.append(out, all);
+  const logout = (id, label, path, done) => {
+    const b = button(label, () => attempt(async () => {
+      await api("POST", path, {});
+      await newGuest();
+      if (ctl && ctl.accountChanged) ctl.accountChanged();
+    }, done), "ghost");
+    b.id = id;
+    return b;
+  };
+  row.append(
+    logout("btn-logout", t("account.logout"), "/api/account/logout", t("account.logged_out")),
+    logout("btn-logout-all", t("account.logout_all"), "/api/account/logout-all", t("account.logged_out_all")));
   body.append(row);
 
   const details = (id, title, content) => {
@@ -236,16 +241,9 @@ function drawRegistered(body, acc) {
   const pw = field("email-password", t("account.password"), "password", { autocomplete: "current-password" });
   const emailForm = h("div", {});
   if (acc.pending_email) emailForm.append(h("p", { class: "good acc-pending", id: "email-pending", text: t("account.pending_email", { email: acc.pending_email }) }));
-  emailForm.append(form("form-email", [em, pw], t("common.save"), async () => {
-    let sent = null;
-    await attempt(async () => {
-      const res = await api("POST", "/api/account/email", { email: em.input.value, password: pw.input.value, lang: language() });
-      sent = res.pending ? em.input.value.trim() : null;
-      await refreshAccount();
-    }, null);
-    if (!note) note = { text: sent ? t("account.check_mail_email", { email: sent }) : t("account.email_changed"), bad: false };
-    drawAccount();
-  }));
+  emailForm.append(form("form-email", [em, pw], t("common.save"), () => attemptConfirming(
+    "/api/account/email", { email: em.input.value, password: pw.input.value, lang: language() },
+    em, "account.check_mail_email", "account.email_changed")));
   details("change-email", t("account.change_email"), emailForm);
   const dpw = field("delete-password", t("account.password"), "password", { autocomplete: "current-password" });
   const del = h("div", {}, h("p", { class: "warn", text: t("account.delete_text") }),

@@ -13,6 +13,8 @@ const QUICK = [["classic", "online.classic"], ["two-player", "online.two_player"
 // The games and targets a room may have: the server's list (GET /api/presets).
 const roomPresets = () => Object.keys((S.presets && S.presets.presets) || { classic: {} });
 const roomTargets = () => (S.presets && S.presets.targets) || [5000];
+/** The game and target last chosen (kept in the preferences), else the classic game to 5000. */
+const remembered = (preset, target) => [preset || "classic", target || 5000];
 
 // The lobby as the server last described it.
 export const L = {
@@ -143,9 +145,16 @@ export function renderOnline(root, controller) {
   root.append(livePanel());
 }
 
+/** A lobby panel: a card section with its id and, when given, its heading and a line about it. */
+function panel(kind, id, title = null, text = null) {
+  const p = h("section", { class: `card-panel ${kind}`, id });
+  if (title) p.append(h("h2", null, title));
+  if (text) p.append(h("p", "muted", text));
+  return p;
+}
+
 function namePanel() {
-  const p = h("section", "card-panel you");
-  p.id = "online-you";
+  const p = panel("you", "online-you");
   const name = (S.account && S.account.name) || "";
   if (!L.nameOpen) {
     const line = h("p", "you-line");
@@ -157,13 +166,7 @@ function namePanel() {
     return p;
   }
   const form = h("form", "name-form");
-  const label = h("label", null, t("online.your_name"));
-  label.htmlFor = "name-input";
-  const input = h("input");
-  input.id = "name-input";
-  input.maxLength = 20;
-  input.value = name;
-  input.autocomplete = "nickname";
+  const [label, input] = labelled("name-input", t("online.your_name"), { maxlength: 20, value: name, autocomplete: "nickname" });
   const save = h("button", "btn primary small", t("common.save"));
   save.type = "submit";
   save.id = "btn-save-name";
@@ -215,12 +218,8 @@ function choiceGroup(id, options, value, onChoose, label) {
 }
 
 function quickPanel() {
-  const p = h("section", "card-panel quick");
-  p.id = "quick-match";
-  p.append(h("h2", null, t("online.quick_title")));
-  p.append(h("p", "muted", t("online.quick_text")));
-  const preset = S.prefs.onlinePreset || "classic";
-  const target = S.prefs.onlineTarget || 5000;
+  const p = panel("quick", "quick-match", t("online.quick_title"), t("online.quick_text"));
+  const [preset, target] = remembered(S.prefs.onlinePreset, S.prefs.onlineTarget);
   const setPref = (k, v) => { S.prefs[k] = v; savePrefs(); redraw(); };
   p.append(choiceGroup("quick-preset", QUICK.map(([k, key]) => [k, t(key)]), preset, (v) => setPref("onlinePreset", v), t("online.game")));
   p.append(choiceGroup("quick-target", [[5000, t("online.target_5000")], [2500, t("online.target_2500")]], target, (v) => setPref("onlineTarget", v), t("online.target")));
@@ -234,11 +233,9 @@ function quickPanel() {
 }
 
 function waitingPanel() {
-  const p = h("section", "card-panel waiting");
-  p.id = "queue-waiting";
+  const p = panel("waiting", "queue-waiting", t("online.looking"));
   p.setAttribute("aria-live", "polite");
   const m = L.mine;
-  p.append(h("h2", null, t("online.looking")));
   const game = m.preset === "classic" ? t("online.classic") : t("online.two_player");
   p.append(h("p", null, `${game} · ${t(`online.target_${m.target}`)}`));
   const need = m.preset === "classic" ? 4 : 2;
@@ -261,33 +258,13 @@ function waitingPanel() {
 }
 
 function privatePanel() {
-  const p = h("section", "card-panel private");
-  p.id = "private-room";
-  p.append(h("h2", null, t("online.private_title")));
-  p.append(h("p", "muted", t("online.private_text")));
-  const preset = S.prefs.roomPreset || "classic";
-  const target = S.prefs.roomTarget || 5000;
+  const p = panel("private", "private-room", t("online.private_title"), t("online.private_text"));
+  const [preset, target] = remembered(S.prefs.roomPreset, S.prefs.roomTarget);
   const row = h("div", "room-create");
-  const ps = h("select");
-  ps.id = "room-preset";
-  ps.setAttribute("aria-label", t("online.game"));
-  for (const name of roomPresets()) {
-    const o = h("option", null, t(`presets.${name}`));
-    o.value = name;
-    o.selected = name === preset;
-    ps.append(o);
-  }
-  ps.addEventListener("change", () => { S.prefs.roomPreset = ps.value; savePrefs(); });
-  const ts = h("select");
-  ts.id = "room-target";
-  ts.setAttribute("aria-label", t("online.target"));
-  for (const value of roomTargets()) {
-    const o = h("option", null, targetLabel(value));
-    o.value = String(value);
-    o.selected = String(value) === String(target);
-    ts.append(o);
-  }
-  ts.addEventListener("change", () => { S.prefs.roomTarget = ts.value === "one_hand" ? "one_hand" : Number(ts.value); savePrefs(); });
+  const presets = roomPresets().map((name) => [name, t(`presets.${name}`)]);
+  const ps = selectEl("room-preset", t("online.game"), presets, preset, (v) => { S.prefs.roomPreset = v; savePrefs(); });
+  const targets = roomTargets().map((value) => [value, targetLabel(value)]);
+  const ts = selectEl("room-target", t("online.target"), targets, target, (v) => { S.prefs.roomTarget = v === "one_hand" ? "one_hand" : Number(v); savePrefs(); });
   // a house rule of R2 (the server's core checks it): "Partner, may I go out?"
   const ask = h("label", "check");
   const askBox = h("input");
@@ -306,14 +283,7 @@ function privatePanel() {
   row.append(ps, ts, ask, create);
   p.append(row);
   const join = h("form", "room-join");
-  const label = h("label", null, t("online.room_code"));
-  label.htmlFor = "room-code";
-  const input = h("input");
-  input.id = "room-code";
-  input.maxLength = 6;
-  input.autocomplete = "off";
-  input.setAttribute("autocapitalize", "characters");
-  input.placeholder = "ABC234";
+  const [label, input] = labelled("room-code", t("online.room_code"), { maxlength: 6, autocomplete: "off", autocapitalize: "characters", placeholder: "ABC234" });
   const jb = h("button", "btn", t("online.join"));
   jb.type = "submit";
   jb.id = "btn-join-room";
@@ -321,6 +291,24 @@ function privatePanel() {
   join.addEventListener("submit", (e) => { e.preventDefault(); if (input.value.trim()) send({ type: "room_join", code: input.value.trim() }); });
   p.append(join);
   return p;
+}
+
+/** A text input and its label; ``attrs`` are the input's (``maxlength``, ``autocomplete`` ...). */
+function labelled(id, text, attrs) {
+  return [h("label", { for: id, text }), h("input", { id, ...attrs })];
+}
+
+/** A labelled select of ``options`` ([value, text] pairs), ``chosen`` selected; ``onChange(value)``. */
+function selectEl(id, label, options, chosen, onChange) {
+  const s = h("select", { id, "aria-label": label });
+  for (const [value, text] of options) {
+    const o = h("option", null, text);
+    o.value = String(value);
+    o.selected = String(value) === String(chosen);
+    s.append(o);
+  }
+  s.addEventListener("change", () => onChange(s.value));
+  return s;
 }
 
 function targetLabel(value) {
@@ -331,9 +319,7 @@ function roomLink(code) { return `${location.origin}/#room=${code}`; }
 
 function roomPanel() {
   const r = L.room;
-  const p = h("section", "card-panel room");
-  p.id = "room";
-  p.append(h("h2", null, t("online.room_title")));
+  const p = panel("room", "room", t("online.room_title"));
   const codeLine = h("p", "room-code-line");
   const code = h("b", "room-code", r.code);
   code.id = "room-code-value";
@@ -422,9 +408,7 @@ function roomSeat(r, s, i) {
 }
 
 function livePanel() {
-  const p = h("section", "card-panel live");
-  p.id = "live-matches";
-  p.append(h("h2", null, t("online.live_title")));
+  const p = panel("live", "live-matches", t("online.live_title"));
   if (!L.live.length) {
     p.append(h("p", "muted", L.status === "open" ? t("online.no_live") : t("common.loading")));
     return p;

@@ -182,8 +182,7 @@ export function renderTable(root, actions) {
   root.append(seats);
 
   // melds of the other sides, then the centre and the move log, then ours
-  const board = h("section", "board");
-  board.id = "board";
+  const board = h("section", { class: "board", id: "board" });
   const sides = [...new Set(v.sides)];
   board.style.setProperty("--sides", sides.length);
   for (const side of sides.filter((x) => x !== mySide)) board.append(meldArea(side, false, actions));
@@ -196,8 +195,7 @@ export function renderTable(root, actions) {
   root.append(board);
 
   // my seat: status, plan, targets, hand, buttons
-  const mine = h("section", "mine");
-  mine.id = "mine";
+  const mine = h("section", { class: "mine", id: "mine" });
   mine.setAttribute("aria-label", t("table.your_area"));
   mine.append(statusLine(me));
   mine.append(planBar(actions, mySide, myTeam));
@@ -443,8 +441,7 @@ function centre(actions) {
 
 function statusLine(me) {
   const v = S.view;
-  const el = h("div", "status");
-  el.id = "status";
+  const el = h("div", { class: "status", id: "status" });
   let text;
   if (v.phase === "over") text = t("status.hand_over");
   else if (S.table && S.table.paused) text = t("status.paused");
@@ -535,8 +532,7 @@ function groupSentence(g) {
 
 function planBar(actions, mySide, myTeam) {
   const v = S.view;
-  const bar = h("div", "planbar");
-  bar.id = "planbar";
+  const bar = h("div", { class: "planbar", id: "planbar" });
   const groups = h("div", "plan-groups");
   const hand = v.hand || [];
   for (const g of S.plan) {
@@ -595,8 +591,7 @@ export function errorText(err) { return refusalText(err); }
 
 function targetRow(actions, mySide) {
   const v = S.view;
-  const row = h("div", "targets");
-  row.id = "targets";
+  const row = h("div", { class: "targets", id: "targets" });
   const targets = selectionTargets();
   if (!targets.length || v.hand == null) {
     if (S.selection.size && selectionTargets().length === 0 && v.hand) row.append(h("span", "hint", t("plan.one_rank")));
@@ -619,8 +614,7 @@ function targetRow(actions, mySide) {
 
 function handRow(actions) {
   const v = S.view;
-  const wrap = h("div", "hand");
-  wrap.id = "hand";
+  const wrap = h("div", { class: "hand", id: "hand" });
   wrap.tabIndex = -1;
   // A toolbar: one Tab stop (the card last focused), arrow keys move along the hand (app.js).
   wrap.setAttribute("role", "toolbar");

@@ -1,0 +1,40 @@
+"""Columns and steps several migrations declare alike.
+
+The migrations are history: what a helper here builds must never change, or an old migration
+would build another schema. A new shape is a new helper.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+
+def timestamp(name: str, *, nullable: bool = False) -> sa.Column:  # type: ignore[type-arg]
+    """A time with its time zone."""
+    return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
+
+
+def account_ref(**kw: object) -> sa.Column:  # type: ignore[type-arg]
+    """``account_id``: the account the row belongs to (deleted with it)."""
+    return sa.Column(
+        "account_id", sa.String(40), sa.ForeignKey("accounts.id", ondelete="CASCADE"), **kw
+    )
+
+
+def token_hash() -> sa.Column:  # type: ignore[type-arg]
+    """The primary key of a table of tokens: the SHA-256 of the token (hex), never the token."""
+    return sa.Column("token_hash", sa.String(64), primary_key=True)
+
+
+def add_table_counter(name: str) -> None:
+    """A new number of each table, starting at the table's ``version``."""
+    with op.batch_alter_table("tables") as batch:
+        batch.add_column(sa.Column(name, sa.Integer(), nullable=False, server_default="0"))
+    op.execute(f"UPDATE tables SET {name} = version")
+
+
+def drop_table_column(name: str) -> None:
+    """The undoing of :func:`add_table_counter`."""
+    with op.batch_alter_table("tables") as batch:
+        batch.drop_column(name)
