@@ -186,3 +186,53 @@ def test_quick_match_pairs_the_oldest_with_the_closest_rating(db_url: str) -> No
 def test_display_scale_starts_at_1000() -> None:
     assert display(25.0, 25.0 / 3) == 1000
     assert display(30.0, 2.0) == 1000 + 20 * 24
+
+
+def test_leaderboard_places_agree_with_the_viewers_place_through_ties(db_url: str) -> None:
+    """Places are positions in one order (rating, then who reached it first): the viewer's
+    place is the place the list gives it, ties too; a deleted account holds no place."""
+    import datetime as dt
+    import uuid
+
+    from sqlalchemy import func, select
+
+    from canasta.server.db import AccountRow
+
+    with app_client(db_url) as c:
+        a = Device(c, "Ann")
+        try:
+            me = a.account["id"]
+            now = dt.datetime.now(dt.UTC)
+            tag = uuid.uuid4().hex[:8]  # a database kept between runs holds earlier rows
+
+            async def top_ordinal() -> float:
+                async with c.app.state.store.sessions() as s:
+                    return float(await s.scalar(select(func.max(RatingRow.ordinal))) or 0.0)
+
+            base = c.portal.call(top_ordinal) + 100
+            rows = [  # (account, kind of account, ordinal, reached it minutes ago)
+                (f"lb-gone-{tag}", "deleted", base + 30, 9),
+                (f"lb-top-{tag}", "guest", base + 20, 9),
+                (f"lb-old-{tag}", "guest", base + 10, 5),
+                (me, None, base + 10, 3),
+                (f"lb-new-{tag}", "guest", base + 10, 1),
+            ]
+
+            async def seed() -> None:
+                async with c.app.state.store.sessions() as s:
+                    for account, kind, ordinal, ago in rows:
+                        if kind is not None:
+                            s.add(AccountRow(id=account, kind=kind, name=account, created_at=now))
+                        s.add(RatingRow(account_id=account, kind="classic", mu=25.0, sigma=5.0,
+                                        ordinal=ordinal, played=1,
+                                        updated_at=now - dt.timedelta(minutes=ago)))
+                    await s.commit()
+
+            c.portal.call(seed)
+            board = a.get("/api/leaderboard?kind=classic").json()
+            mine = [row for row in board["top"] if row["id"] == me]
+            assert [row["id"] for row in board["top"]][:4] == [rows[1][0], rows[2][0], me, rows[4][0]]
+            assert [row["place"] for row in board["top"]][:4] == [1, 2, 3, 4]
+            assert mine[0]["place"] == board["you"]["place"] == 3
+        finally:
+            a.close()

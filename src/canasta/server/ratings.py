@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from openskill.models import PlackettLuce
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from .db import AccountRow, StatsRow, Store, now, stats_json, stats_key
@@ -315,23 +315,38 @@ async def profile(store: Store, account: AccountRow, name: str) -> dict[str, Any
 async def leaderboard(
     store: Store, kind: str, viewer: str | None, limit: int = 20
 ) -> dict[str, Any]:
+    """The top ``limit`` ratings of ``kind`` and the viewer's place. Places are positions in
+    one order (rating, then who reached it first, then the account id), over the accounts that
+    are not deleted, so a place in the list and the viewer's own place always agree, ties too."""
+    listed = (RatingRow.kind == kind, AccountRow.kind != "deleted")
     async with store.sessions() as s:
         rows = (
             await s.execute(
                 select(RatingRow, AccountRow)
                 .join(AccountRow, AccountRow.id == RatingRow.account_id)
-                .where(RatingRow.kind == kind, AccountRow.kind != "deleted")
-                .order_by(RatingRow.ordinal.desc(), RatingRow.updated_at)
+                .where(*listed)
+                .order_by(RatingRow.ordinal.desc(), RatingRow.updated_at, RatingRow.account_id)
                 .limit(limit)
             )
         ).all()
         mine = await s.get(RatingRow, (viewer, kind)) if viewer else None
         place = None
         if mine is not None:
+            before = or_(
+                RatingRow.ordinal > mine.ordinal,
+                and_(
+                    RatingRow.ordinal == mine.ordinal,
+                    or_(
+                        RatingRow.updated_at < mine.updated_at,
+                        and_(RatingRow.updated_at == mine.updated_at, RatingRow.account_id < mine.account_id),
+                    ),
+                ),
+            )
             above = await s.scalar(
                 select(func.count())
                 .select_from(RatingRow)
-                .where(RatingRow.kind == kind, RatingRow.ordinal > mine.ordinal)
+                .join(AccountRow, AccountRow.id == RatingRow.account_id)
+                .where(*listed, before)
             )
             place = int(above or 0) + 1
     from .app import display_name
