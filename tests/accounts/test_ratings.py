@@ -213,6 +213,7 @@ def test_leaderboard_places_agree_with_the_viewers_place_through_ties(db_url: st
             rows = [  # (account, kind of account, ordinal, reached it minutes ago)
                 (f"lb-gone-{tag}", "deleted", base + 30, 9),
                 (f"lb-top-{tag}", "guest", base + 20, 9),
+                (f"lb-gone2-{tag}", "deleted", base + 25, 7),
                 (f"lb-old-{tag}", "guest", base + 10, 5),
                 (me, None, base + 10, 3),
                 (f"lb-new-{tag}", "guest", base + 10, 1),
@@ -231,7 +232,7 @@ def test_leaderboard_places_agree_with_the_viewers_place_through_ties(db_url: st
             c.portal.call(seed)
             board = a.get("/api/leaderboard?kind=classic").json()
             mine = [row for row in board["top"] if row["id"] == me]
-            assert [row["id"] for row in board["top"]][:4] == [rows[1][0], rows[2][0], me, rows[4][0]]
+            assert [row["id"] for row in board["top"]][:4] == [rows[1][0], rows[3][0], me, rows[5][0]]
             assert [row["place"] for row in board["top"]][:4] == [1, 2, 3, 4]
             assert mine[0]["place"] == board["you"]["place"] == 3
         finally:
