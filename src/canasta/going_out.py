@@ -6,6 +6,8 @@ the checker), so checking "May I go out?" (R11) can ask it without a circle of i
 
 from __future__ import annotations
 
+from typing import Final
+
 from .actions import Discard, Group, Meld
 from .cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, MELD_FACES, NUM_FACES, VALUE
 from .hand import HandState, TableMeld
@@ -81,7 +83,7 @@ def can_go_out(state: HandState) -> Meld | Discard | None:
 
 
 #: the order in which discards are tried when going out: cheapest card first, then by code
-_DISCARD_ORDER: tuple[tuple[int, int], ...] = tuple((VALUE[c], c) for c in range(len(VALUE)))
+_DISCARD_ORDER: Final[tuple[tuple[int, int], ...]] = tuple((VALUE[c], c) for c in range(len(VALUE)))
 
 
 def _black_three_orphans(hand: list[int], fc: list[int], s: Settings, orphans: list[int]) -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
+from typing import Final
 
 from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Discard, Group, Meld
 from .cards import F_DEUCE, F_JOKER, JOKER, MELD_FACES, VALUE
@@ -155,7 +156,7 @@ def _single_groups(state: HandState, out: list[Action]) -> None:
 
 #: one-group meld actions already built, by (rank, cards): a few thousand at most, since the
 #: cards are a rank's sorted naturals (two copies of four codes) with at most one wild
-_SINGLE: dict[tuple[int, tuple[int, ...]], Meld] = {}
+_SINGLE: Final[dict[tuple[int, tuple[int, ...]], Meld]] = {}
 
 
 def single_meld(rank: int, cards: tuple[int, ...]) -> Meld:

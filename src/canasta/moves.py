@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import insort
+from typing import Final
 
 from .actions import Action, Answer, Discard, Group, Meld, TakePile
 from .cards import F_RED3, FACE, NUM_FACES
@@ -14,7 +15,7 @@ from .rules import CANASTA_SIZE
 from .scoring import score_hand
 
 #: the turn sub-state after a stock draw from a fresh turn (indexed by start_melded)
-_DREW_STOCK = (FRESH_TURN._replace(drew="stock"), FRESH_TURN_MELDED._replace(drew="stock"))
+_DREW_STOCK: Final = (FRESH_TURN._replace(drew="stock"), FRESH_TURN_MELDED._replace(drew="stock"))
 
 
 def apply(st: HandState, action: Action, *, validate: bool = True) -> None:
