@@ -86,7 +86,10 @@ def opening_groups(
         if not wilds:
             break
         extra = forced_extra if forced >= 0 and g is groups[0] else 0
-        nat = sum(1 for c in g if not IS_WILD[c]) + extra
+        nat = extra
+        for c in g:
+            if not IS_WILD[c]:
+                nat += 1
         w = len(g) - (nat - extra)
         cap = settings.wild_capacity(nat, w)
         while cap > 0 and wilds:
