@@ -17,8 +17,6 @@ from .results import HandResult
 from .rules import CANASTA_SIZE, Settings, opening_minimum
 
 _H = TypeVar("_H", bound="HandState")
-#: copies one inner list of the per-seat and per-side lists (``map`` runs it without a Python frame)
-_copy_list: Final = list.copy
 _T = TypeVar("_T")
 
 
@@ -203,23 +201,23 @@ class HandState(TurnFacts):
         new.dealer = self.dealer
         new.scores = self.scores
         new.team_of = self.team_of
-        new.hands = list(map(_copy_list, self.hands))
-        new.fc = list(map(_copy_list, self.fc))
+        new.hands = [h[:] for h in self.hands]
+        new.fc = [f[:] for f in self.fc]
         new.stock = self.stock[:]
         new.pile = self.pile[:]
         new.pile_wild = self.pile_wild
         new.pile_red3 = self.pile_red3
         new.pile_black3 = self.pile_black3
         new.side_of = self.side_of[:]
-        new.melds = list(map(_copy_list, self.melds))
+        new.melds = [m[:] for m in self.melds]
         new.canastas = self.canastas[:]
         new.nmelds = self.nmelds[:]
-        new.red3 = list(map(_copy_list, self.red3))
+        new.red3 = [r[:] for r in self.red3]
         new.melded = self.melded[:]
         new.turn = self.turn
         new.phase = self.phase
         new.turn_state = self.turn_state
-        new.known = list(map(_copy_list, self.known))
+        new.known = [k[:] for k in self.known]
         new.history = self.history[:] if history else []
         new.result = self.result
         new.merged = self.merged
