@@ -9,7 +9,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .cards import FACE_TOKEN, card_str, parse_card, parse_rank
 from .errors import FormatError
@@ -71,13 +71,13 @@ class Decline(NamedTuple):
 
 Action = Draw | TakePile | Meld | Discard | Ask | Answer | Decline
 
-DRAW = Draw()
-ASK = Ask()
-YES = Answer(True)
-NO = Answer(False)
-DECLINE = Decline()
+DRAW: Final = Draw()
+ASK: Final = Ask()
+YES: Final = Answer(True)
+NO: Final = Answer(False)
+DECLINE: Final = Decline()
 #: the discard action of each card code, shared (actions are immutable)
-DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in range(53))
+DISCARDS: Final[tuple[Discard, ...]] = tuple(Discard(c) for c in range(53))
 
 
 def group(rank: str, cards: str | list[str]) -> Group:

@@ -12,32 +12,34 @@ four jokers; copies are indistinguishable, so a code names the card completely.
 
 from __future__ import annotations
 
+from typing import Final
+
 from .errors import FormatError
 
-RANK_CHARS = "A23456789TJQK"
-SUIT_CHARS = "CDHS"
-JOKER = 52
-NUM_CODES = 53
-DECK_SIZE = 108
+RANK_CHARS: Final = "A23456789TJQK"
+SUIT_CHARS: Final = "CDHS"
+JOKER: Final = 52
+NUM_CODES: Final = 53
+DECK_SIZE: Final = 108
 
 # Faces: what matters to the rules.  Faces 0..12 follow RANK_CHARS (face 2 is a black three);
 # jokers and red threes get faces of their own.
-F_ACE = 0
-F_DEUCE = 1
-F_BLACK3 = 2
-F_JOKER = 13
-F_RED3 = 14
-NUM_FACES = 15
+F_ACE: Final = 0
+F_DEUCE: Final = 1
+F_BLACK3: Final = 2
+F_JOKER: Final = 13
+F_RED3: Final = 14
+NUM_FACES: Final = 15
 
 #: faces that may form an ordinary meld (R5.1): A, 4..K
-MELD_FACES: tuple[int, ...] = (0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+MELD_FACES: Final[tuple[int, ...]] = (0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 #: the rank token of a face, as written in groups (``"3"`` is a black-three meld)
-FACE_TOKEN: tuple[str, ...] = tuple(RANK_CHARS) + ("JK", "3R")
-TOKEN_FACE: dict[str, int] = {t: f for f, t in enumerate(FACE_TOKEN[:13])}
+FACE_TOKEN: Final[tuple[str, ...]] = tuple(RANK_CHARS) + ("JK", "3R")
+TOKEN_FACE: Final[dict[str, int]] = {t: f for f, t in enumerate(FACE_TOKEN[:13])}
 #: the meld ranks as a table shows them, highest first: A, K, Q, … 4
-MELD_TOKENS: tuple[str, ...] = (FACE_TOKEN[F_ACE],) + tuple(FACE_TOKEN[f] for f in reversed(MELD_FACES[1:]))
+MELD_TOKENS: Final[tuple[str, ...]] = (FACE_TOKEN[F_ACE],) + tuple(FACE_TOKEN[f] for f in reversed(MELD_FACES[1:]))
 
-_FACE_VALUE = (20, 20, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 50, 0)
+_FACE_VALUE: Final = (20, 20, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 50, 0)
 
 
 def _face(code: int) -> int:
@@ -50,17 +52,27 @@ def _face(code: int) -> int:
 
 
 #: face of each code
-FACE: tuple[int, ...] = tuple(_face(c) for c in range(NUM_CODES))
+FACE: Final[tuple[int, ...]] = tuple(_face(c) for c in range(NUM_CODES))
 #: R1 value of each code (red threes are bonus cards: 0 here, see R9/R13)
-VALUE: tuple[int, ...] = tuple(_FACE_VALUE[FACE[c]] for c in range(NUM_CODES))
-#: is the face wild (2 or joker)
-WILD_FACE: tuple[bool, ...] = tuple(f in (F_DEUCE, F_JOKER) for f in range(NUM_FACES))
-IS_WILD: tuple[bool, ...] = tuple(WILD_FACE[FACE[c]] for c in range(NUM_CODES))
-#: copies of each code in the 108-card pack
-COPIES: tuple[int, ...] = tuple(4 if c == JOKER else 2 for c in range(NUM_CODES))
+VALUE: Final[tuple[int, ...]] = tuple(_FACE_VALUE[FACE[c]] for c in range(NUM_CODES))
 
-_STR = tuple(RANK_CHARS[c // 4] + SUIT_CHARS[c % 4] for c in range(52)) + ("JK",)
-_PARSE = {s: c for c, s in enumerate(_STR)}
+
+def value_of(cards: list[int] | tuple[int, ...]) -> int:
+    """R1: the total value of some cards (a plain loop: cheaper than ``sum`` over a generator)."""
+    total = 0
+    for c in cards:
+        total += VALUE[c]
+    return total
+
+
+#: is the face wild (2 or joker)
+WILD_FACE: Final[tuple[bool, ...]] = tuple(f in (F_DEUCE, F_JOKER) for f in range(NUM_FACES))
+IS_WILD: Final[tuple[bool, ...]] = tuple(WILD_FACE[FACE[c]] for c in range(NUM_CODES))
+#: copies of each code in the 108-card pack
+COPIES: Final[tuple[int, ...]] = tuple(4 if c == JOKER else 2 for c in range(NUM_CODES))
+
+_STR: Final = tuple(RANK_CHARS[c // 4] + SUIT_CHARS[c % 4] for c in range(52)) + ("JK",)
+_PARSE: Final = {s: c for c, s in enumerate(_STR)}
 
 
 def card_str(code: int) -> str:
@@ -121,7 +133,7 @@ def _stage(code: int) -> tuple[str, ...]:
     return (FACE_TOKEN[face],)
 
 
-_STAGE: tuple[tuple[str, ...], ...] = tuple(_stage(c) for c in range(NUM_CODES))
+_STAGE: Final[tuple[tuple[str, ...], ...]] = tuple(_stage(c) for c in range(NUM_CODES))
 
 
 def stage_targets(code: int) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ its ``details`` (``docs/core-api.md`` lists the keys).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .actions import Action, Discard, Group, Meld, TakePile
 from .cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, FACE_TOKEN, MELD_FACES, VALUE, card_str
@@ -15,15 +15,15 @@ from .going_out import can_go_out
 from .hand import HandState, TableMeld
 from .rules import CANASTA_SIZE, TOP_BLOCKS
 
-_GROUP_RANKS = frozenset((*MELD_FACES, F_BLACK3))
-_NAMES = {f: FACE_TOKEN[f] + "s" for f in range(13)}
+_GROUP_RANKS: Final = frozenset((*MELD_FACES, F_BLACK3))
+_NAMES: Final = {f: FACE_TOKEN[f] + "s" for f in range(13)}
 _NAMES[F_BLACK3] = "black threes"
-_BLOCKED = {
+_BLOCKED: Final = {
     "pile_empty": "the pile is empty",
     "pile_top_wild": "the pile cannot be taken while a wild card is on top",
     "pile_top_three": "the pile cannot be taken while a three is on top",
 }
-_LIMIT = {
+_LIMIT: Final = {
     "too_many_wilds": "a meld holds at most 3 wild cards; your {name} would have {wilds}",
     "wilds_outnumber_naturals": "naturals must outnumber wilds; your {name} would have {naturals} naturals and {wilds} wilds",
     "meld_needs_two_naturals": "a meld needs at least 2 natural cards; your {name} have {naturals}",

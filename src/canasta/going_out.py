@@ -6,6 +6,8 @@ the checker), so checking "May I go out?" (R11) can ask it without a circle of i
 
 from __future__ import annotations
 
+from typing import Final
+
 from .actions import Discard, Group, Meld
 from .cards import F_BLACK3, F_DEUCE, F_JOKER, F_RED3, FACE, MELD_FACES, NUM_FACES, VALUE
 from .hand import HandState, TableMeld
@@ -18,8 +20,14 @@ _Entry = tuple[int, int, int, int, int]
 
 def wilds_of(hand: list[int]) -> list[int]:
     """Wild cards of a hand, deuces first (cheaper to spend), then jokers."""
-    deuces = [c for c in hand if FACE[c] == F_DEUCE]
-    jokers = [c for c in hand if FACE[c] == F_JOKER]
+    deuces: list[int] = []
+    jokers: list[int] = []
+    for c in hand:
+        f = FACE[c]
+        if f == F_DEUCE:
+            deuces.append(c)
+        elif f == F_JOKER:
+            jokers.append(c)
     return deuces + jokers
 
 
@@ -48,7 +56,9 @@ def can_go_out(state: HandState) -> Meld | Discard | None:
         if fc[r] == 1 and melds[r] is None:
             if orphans:
                 return None
-            orphans.extend(c for c in hand if FACE[c] == r)
+            for c in hand:
+                if FACE[c] == r:
+                    orphans.append(c)
     orphans = _black_three_orphans(hand, fc, s, orphans)
     if len(orphans) > 1 or not _canastas_reachable(fc, melds, need - state.canastas[side]):
         return None
@@ -81,7 +91,7 @@ def can_go_out(state: HandState) -> Meld | Discard | None:
 
 
 #: the order in which discards are tried when going out: cheapest card first, then by code
-_DISCARD_ORDER: tuple[tuple[int, int], ...] = tuple((VALUE[c], c) for c in range(len(VALUE)))
+_DISCARD_ORDER: Final[tuple[tuple[int, int], ...]] = tuple((VALUE[c], c) for c in range(len(VALUE)))
 
 
 def _black_three_orphans(hand: list[int], fc: list[int], s: Settings, orphans: list[int]) -> list[int]:
@@ -128,18 +138,21 @@ def meld_all(state: HandState, seat: int, discard: int | None) -> tuple[Group, .
     entries, alloc = planned
     b3 = counts[F_BLACK3]
     wilds = wilds_of(hand)
+    by_face: list[list[int]] = [[] for _ in range(NUM_FACES)]
+    for c in hand:
+        by_face[FACE[c]].append(c)
     groups: list[Group] = []
     wi = 0
     for e in entries:
         r = e[0]
-        nat = tuple(c for c in hand if FACE[c] == r)
+        nat = tuple(by_face[r])
         k = alloc[r]
         if not nat and not k:
             continue
         groups.append(Group(r, nat + tuple(wilds[wi : wi + k])))
         wi += k
     if b3:
-        groups.append(Group(F_BLACK3, tuple(c for c in hand if FACE[c] == F_BLACK3)))
+        groups.append(Group(F_BLACK3, tuple(by_face[F_BLACK3])))
     return tuple(groups)
 
 
@@ -188,7 +201,10 @@ def _allocate_wilds(
     entries: list[_Entry], w_total: int, mandatory: int, have: int, need: int
 ) -> dict[int, int] | None:
     """Wilds per rank: the mandatory ones, then the cheapest canastas, then anywhere they fit."""
-    if w_total < mandatory or w_total > sum(e[2] for e in entries):
+    room = 0
+    for e in entries:
+        room += e[2]
+    if w_total < mandatory or w_total > room:
         return None
     alloc = {e[0]: e[3] for e in entries}
     spare = w_total - mandatory

@@ -9,7 +9,7 @@ them in :mod:`canasta.moves`, dealing in :mod:`canasta.deal`, and :class:`canast
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Generic, NamedTuple, TypeVar, cast, overload
+from typing import Final, Generic, NamedTuple, TypeVar, cast, overload
 
 from .actions import Action
 from .cards import F_BLACK3, F_RED3, FACE, IS_WILD, NUM_FACES
@@ -80,8 +80,8 @@ class TurnState(NamedTuple):
 
 
 #: the turn sub-state at the start of a turn (before/after the player's first meld in the hand)
-FRESH_TURN = TurnState()
-FRESH_TURN_MELDED = TurnState(start_melded=True)
+FRESH_TURN: Final = TurnState()
+FRESH_TURN_MELDED: Final = TurnState(start_melded=True)
 
 
 class _TurnField(Generic[_T]):

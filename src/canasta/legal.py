@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
+from typing import Final
 
 from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Discard, Group, Meld
-from .cards import F_DEUCE, F_JOKER, JOKER, MELD_FACES, VALUE
+from .cards import F_DEUCE, F_JOKER, JOKER, MELD_FACES, value_of
 from .checks import check, take_is_compulsory
 from .going_out import can_go_out
 from .hand import HandState
@@ -93,7 +94,11 @@ def _play_actions(state: HandState, go: Meld | Discard | None) -> list[Action]:
     if ask == "yes":
         return [go] if go is not None else []
     if h > 1:
-        out.extend([DISCARDS[c] for c in dict.fromkeys(hand)])  # the hand is kept sorted
+        prev = -1
+        for c in hand:  # the hand is kept sorted: each distinct card once
+            if c != prev:
+                out.append(DISCARDS[c])
+                prev = c
     elif have >= need and ask != "no":
         out.append(DISCARDS[hand[0]])
     if s.ask_partner and ask is None and not state.turn_state.melded and go is not None:
@@ -122,40 +127,41 @@ def _single_groups(state: HandState, out: list[Action]) -> None:
     wild_codes = [hand[bisect_left(hand, 4 * F_DEUCE)]] if fc[F_DEUCE] else []
     if fc[F_JOKER]:
         wild_codes.append(JOKER)
-
+    # R10.2: a meld leaving fewer than two cards is legal only with the canastas to go out,
+    # counting a canasta it completes itself (and never after a "no", R11)
+    completing_ok = not keep_two and have + 1 >= need
+    as_is_ok = not keep_two and have >= need
+    cache = _SINGLE
     for r in MELD_FACES:
         m = melds[r]
         n = fc[r]
         if n:
             i = bisect_left(hand, 4 * r)
             nat = tuple(hand[i : i + n])
+            after = h - n
             if m is not None:
                 before = len(m.cards)
-                after = h - n
-                if after >= 2 or (not keep_two and have + (before < CANASTA_SIZE <= before + n) >= need):
-                    out.append(single_meld(r, nat))
+                if after >= 2 or (completing_ok if before < CANASTA_SIZE <= before + n else as_is_ok):
+                    action = cache.get((r, nat))
+                    out.append(action if action is not None else single_meld(r, nat))
             else:
-                if n >= 3:
-                    after = h - n
-                    if after >= 2 or (not keep_two and have + (n >= CANASTA_SIZE) >= need):
-                        out.append(single_meld(r, nat))
-                if n >= 2 and wild_codes:
-                    after = h - n - 1
-                    if after >= 2 or (not keep_two and have + (n + 1 >= CANASTA_SIZE) >= need):
-                        for w in wild_codes:
-                            out.append(single_meld(r, nat + (w,)))
+                if n >= 3 and (after >= 2 or (completing_ok if n >= CANASTA_SIZE else as_is_ok)):
+                    action = cache.get((r, nat))
+                    out.append(action if action is not None else single_meld(r, nat))
+                if n >= 2 and wild_codes and (after >= 3 or (completing_ok if n + 1 >= CANASTA_SIZE else as_is_ok)):
+                    for w in wild_codes:
+                        out.append(single_meld(r, nat + (w,)))
         if m is not None and wild_codes:
             before = len(m.cards)
             if s.wild_capacity(m.naturals, m.wilds, before) >= 1:
-                after = h - 1
-                if after >= 2 or (not keep_two and have + (before + 1 == CANASTA_SIZE) >= need):
+                if h >= 3 or (completing_ok if before + 1 == CANASTA_SIZE else as_is_ok):
                     for w in wild_codes:
                         out.append(single_meld(r, (w,)))
 
 
 #: one-group meld actions already built, by (rank, cards): a few thousand at most, since the
 #: cards are a rank's sorted naturals (two copies of four codes) with at most one wild
-_SINGLE: dict[tuple[int, tuple[int, ...]], Meld] = {}
+_SINGLE: Final[dict[tuple[int, tuple[int, ...]], Meld]] = {}
 
 
 def single_meld(rank: int, cards: tuple[int, ...]) -> Meld:
@@ -176,19 +182,23 @@ def _opening_melds(state: HandState, out: list[Action]) -> None:
     full = opening_groups(hand, fc, state.settings, -1, 0)
     if not full:
         return
-    total = sum(VALUE[c] for g in full for c in g)
+    values = [value_of(g) for g in full]
+    total = 0
+    for v in values:
+        total += v
     if total < minimum:
         return
     candidates: list[list[list[int]]] = []
-    ranked = sorted(full, key=lambda g: -sum(VALUE[c] for c in g))
-    for g in ranked:
-        if sum(VALUE[c] for c in g) >= minimum:
-            candidates.append([g])
+    # highest value first, ties in the order of ``full`` (a stable sort on the value)
+    ranked = sorted([(-v, i) for i, v in enumerate(values)])
+    for v, i in ranked:
+        if -v >= minimum:
+            candidates.append([full[i]])
     acc: list[list[int]] = []
     value = 0
-    for g in ranked:
-        acc.append(g)
-        value += sum(VALUE[c] for c in g)
+    for v, i in ranked:
+        acc.append(full[i])
+        value -= v
         if value >= minimum:
             break
     candidates.append(acc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import insort
+from typing import Final
 
 from .actions import Action, Answer, Discard, Group, Meld, TakePile
 from .cards import F_RED3, FACE, NUM_FACES
@@ -13,8 +14,12 @@ from .pickup import plan_pile_pickup
 from .rules import CANASTA_SIZE
 from .scoring import score_hand
 
+#: builds a named tuple from all its fields without the Python-level ``__new__`` that
+#: ``NamedTuple`` generates (an event per action, a meld and a turn state per meld): the
+#: fields are given in order and in full
+_new: Final = tuple.__new__
 #: the turn sub-state after a stock draw from a fresh turn (indexed by start_melded)
-_DREW_STOCK = (FRESH_TURN._replace(drew="stock"), FRESH_TURN_MELDED._replace(drew="stock"))
+_DREW_STOCK: Final = (FRESH_TURN._replace(drew="stock"), FRESH_TURN_MELDED._replace(drew="stock"))
 
 
 def apply(st: HandState, action: Action, *, validate: bool = True) -> None:
@@ -88,7 +93,7 @@ def _draw(st: HandState, seat: int, action: Action) -> None:
         fc[FACE[c]] += 1
         drawn.append(c)
         need -= 1
-    st.history.append(Event(seat, action, tuple(drawn), len(drawn), tuple(exposed), ()))
+    st.history.append(_new(Event, (seat, action, tuple(drawn), len(drawn), tuple(exposed), (), None)))
     st.phase = "play"
     ts = st.turn_state
     if ts is FRESH_TURN or ts is FRESH_TURN_MELDED:  # the usual case: no need to build a value
@@ -101,7 +106,7 @@ def _discard(st: HandState, seat: int, action: Discard) -> None:
     c = action.card
     _remove(st, seat, c)
     st.push_pile(c)
-    st.history.append(Event(seat, action, (), 0, (), ()))
+    st.history.append(_new(Event, (seat, action, (), 0, (), (), None)))
     if not st.hands[seat]:
         _go_out(st, seat)
     else:
@@ -113,7 +118,7 @@ def _meld(st: HandState, seat: int, action: Meld) -> None:
     if action.discard is not None:
         _remove(st, seat, action.discard)
         st.push_pile(action.discard)
-    st.history.append(Event(seat, action, (), 0, (), ()))
+    st.history.append(_new(Event, (seat, action, (), 0, (), (), None)))
     if not st.hands[seat]:
         _go_out(st, seat)
 
@@ -147,27 +152,27 @@ def _lay(st: HandState, seat: int, groups: tuple[Group, ...], top: int | None) -
             nat += 1
         m = melds[r]
         if m is None:
-            melds[r] = TableMeld(r, cards, nat, wild)
+            melds[r] = _new(TableMeld, (r, cards, nat, wild))
             st.nmelds[side] += 1
             if len(cards) >= CANASTA_SIZE:
                 st.canastas[side] += 1
             new_melds |= 1 << r
         else:
             before = len(m.cards)
-            melds[r] = TableMeld(r, m.cards + cards, m.naturals + nat, m.wilds + wild)
+            melds[r] = _new(TableMeld, (r, m.cards + cards, m.naturals + nat, m.wilds + wild))
             if before < CANASTA_SIZE <= before + len(cards):
                 st.canastas[side] += 1
             if not (new_melds >> r) & 1:
                 added = True
     st.melded[seat] = True
-    st.turn_state = TurnState(ts.drew, True, ts.start_melded, new_melds, added, ts.ask, ts.asker)
+    st.turn_state = _new(TurnState, (ts.drew, True, ts.start_melded, new_melds, added, ts.ask, ts.asker))
 
 
 def _take(st: HandState, seat: int, action: TakePile) -> None:
     groups = take_groups(st, action)
     top = st.pile.pop()
     ts = st.turn_state
-    st.turn_state = TurnState("pile", ts.melded, ts.start_melded, ts.new_melds, ts.added, ts.ask, ts.asker)
+    st.turn_state = _new(TurnState, ("pile", ts.melded, ts.start_melded, ts.new_melds, ts.added, ts.ask, ts.asker))
     _lay(st, seat, groups, top)
     rest = st.pile
     st.pile = []
@@ -188,7 +193,7 @@ def _take(st: HandState, seat: int, action: TakePile) -> None:
             known.append(c)
             taken.append(c)
     hand.sort()
-    st.history.append(Event(seat, action, (), 0, tuple(exposed), tuple(taken), top))
+    st.history.append(_new(Event, (seat, action, (), 0, tuple(exposed), tuple(taken), top)))
     st.phase = "play"
     if st.players == 3 and not st.merged:
         _merge_partnership(st, seat)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import insort
 
 from .actions import Group, TakePile
-from .cards import F_DEUCE, F_JOKER, FACE, IS_WILD, MELD_FACES, VALUE
+from .cards import F_DEUCE, F_JOKER, FACE, IS_WILD, MELD_FACES, NUM_FACES, VALUE, value_of
 from .checks import check, pile_group_refusal
 from .errors import IllegalAction
 from .going_out import meld_all, wilds_of
@@ -31,7 +31,10 @@ def _take_candidates(state: HandState) -> list[TakePile]:
     side = state.side_of[state.turn]
     r = FACE[state.pile[-1]]
     frozen = state.is_frozen_for(side)
-    nat = [c for c in hand if FACE[c] == r]
+    nat: list[int] = []
+    for c in hand:
+        if FACE[c] == r:
+            nat.append(c)
     out: list[TakePile] = []
     if not frozen and state.melds[side][r] is not None:
         out.append(TakePile((Group(r, ()),)))
@@ -59,19 +62,20 @@ def opening_groups(
     ``forced_extra`` naturals not from the hand (the top card).  Returns a list of card lists,
     one per group, the forced group first; wilds are placed jokers first.
     """
+    by_face: list[list[int]] = [[] for _ in range(NUM_FACES)]
+    for c in hand:
+        by_face[FACE[c]].append(c)
     groups: list[list[int]] = []
     pairs: list[list[int]] = []
     for r in MELD_FACES:
         n = fc[r]
         if r == forced:
-            groups.insert(0, [c for c in hand if FACE[c] == r])
+            groups.insert(0, by_face[r])
         elif n >= 3:
-            groups.append([c for c in hand if FACE[c] == r])
+            groups.append(by_face[r])
         elif n == 2:
-            pairs.append([c for c in hand if FACE[c] == r])
-    jokers = [c for c in hand if FACE[c] == F_JOKER]
-    deuces = [c for c in hand if FACE[c] == F_DEUCE]
-    wilds = jokers + deuces
+            pairs.append(by_face[r])
+    wilds = by_face[F_JOKER] + by_face[F_DEUCE]
     pairs.sort(key=lambda p: -VALUE[p[0]])
     for p in pairs:
         if not wilds:
@@ -82,7 +86,10 @@ def opening_groups(
         if not wilds:
             break
         extra = forced_extra if forced >= 0 and g is groups[0] else 0
-        nat = sum(1 for c in g if not IS_WILD[c]) + extra
+        nat = extra
+        for c in g:
+            if not IS_WILD[c]:
+                nat += 1
         w = len(g) - (nat - extra)
         cap = settings.wild_capacity(nat, w)
         while cap > 0 and wilds:
@@ -110,14 +117,15 @@ def _opening_take(state: HandState) -> list[TakePile]:
     full = opening_groups(hand, fc, state.settings, r, 1)
     minimum = state.opening_minimum(seat)
     # Small plan: the natural pair with the top, then whole groups by value until the minimum.
-    value = VALUE[top] + sum(VALUE[c] for c in full[0])
+    value = VALUE[top] + value_of(full[0])
     plans: list[list[list[int]]] = [full]
     small = [list(full[0])]
     if value < minimum:
-        rest = sorted(full[1:], key=lambda g: -sum(VALUE[c] for c in g))
-        for g in rest:
-            small.append(g)
-            value += sum(VALUE[c] for c in g)
+        # highest value first, ties in the order of ``full`` (a stable sort on the value)
+        rest = sorted([(-value_of(g), i) for i, g in enumerate(full) if i])
+        for v, i in rest:
+            small.append(full[i])
+            value -= v
             if value >= minimum:
                 break
     plans.insert(0, small)
@@ -228,7 +236,7 @@ def take_options(state: HandState) -> list[TakePile]:
     legal = []
     for a in candidates:
         g = a.groups[0]
-        if fast and h - len(g.cards) + pile_left >= 2 and (melds[g.rank] is None or not any(IS_WILD[c] for c in g.cards)):
+        if fast and h - len(g.cards) + pile_left >= 2 and (melds[g.rank] is None or not _has_wild(g.cards)):
             legal.append(a)
         elif check(state, a) is None:
             legal.append(a)
@@ -239,6 +247,13 @@ def take_options(state: HandState) -> list[TakePile]:
         if out is not None:
             legal.append(out)
     return legal
+
+
+def _has_wild(cards: tuple[int, ...]) -> bool:
+    for c in cards:
+        if IS_WILD[c]:
+            return True
+    return False
 
 
 def _take_going_out(state: HandState) -> TakePile | None:

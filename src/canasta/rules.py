@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Final
 
 from .cards import F_BLACK3, F_RED3, FACE, IS_WILD, NUM_CODES
 from .errors import SettingsError
 
-TARGETS: tuple[int | str, ...] = (5000, 2500, 1500, "one_hand")
+TARGETS: Final[tuple[int | str, ...]] = (5000, 2500, 1500, "one_hand")
 #: R2: the values the adjustable settings may take (a whole-number range as (lowest, highest))
-HAND_SIZES = (5, 15)
-CHOICES: dict[str, tuple[Any, ...]] = {
+HAND_SIZES: Final = (5, 15)
+CHOICES: Final[dict[str, tuple[Any, ...]]] = {
     "draw_count": (1, 2),
     "canastas_to_go_out": (1, 2, 3),
     "black_three": ("stop", "freeze"),
     "wild_limit": ("classic", "outnumber"),
     "tie": ("play_on", "draw"),
 }
-FLAGS = ("wilds_on_canasta", "black_three_meld_on_going_out", "ask_partner")
+FLAGS: Final = ("wilds_on_canasta", "black_three_meld_on_going_out", "ask_partner")
 #: R5.4: cards in a canasta; R5.2: most wild cards in any meld
-CANASTA_SIZE = 7
-MAX_WILDS = 3
+CANASTA_SIZE: Final = 7
+MAX_WILDS: Final = 3
 #: R8.1 per card code: why a pile with this top card cannot be taken (None: it can)
-TOP_BLOCKS: tuple[str | None, ...] = tuple(
+TOP_BLOCKS: Final[tuple[str | None, ...]] = tuple(
     "pile_top_wild" if IS_WILD[c] else "pile_top_three" if FACE[c] in (F_BLACK3, F_RED3) else None
     for c in range(NUM_CODES)
 )
@@ -252,7 +252,7 @@ class Settings:
 
 
 #: the fields of :meth:`Settings.to_json` after ``preset`` (the name), in declaration order
-_FIELDS = tuple(f.name for f in fields(Settings) if f.name != "name")
+_FIELDS: Final = tuple(f.name for f in fields(Settings) if f.name != "name")
 
 
 def opening_minimum(score: int) -> int:
@@ -270,7 +270,7 @@ def opening_minimum(score: int) -> int:
     return 120
 
 
-PRESETS: dict[str, Settings] = {
+PRESETS: Final[dict[str, Settings]] = {
     "classic": Settings(),
     "bicycle": Settings(name="bicycle", black_three="freeze"),
     "two-player": Settings(name="two-player", players=2, hand_size=15, draw_count=2, canastas_to_go_out=2),

@@ -8,7 +8,7 @@ discard was seen, so the pile's cards and the cards a player took with it are pu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .actions import Action, action_to_json
 from .cards import (
@@ -27,7 +27,7 @@ from .legal import legal_actions
 from .results import HandResult
 from .rules import Settings, opening_minimum
 
-VIEW_VERSION = 1
+VIEW_VERSION: Final = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
