@@ -169,11 +169,11 @@ function onError(msg) {
 
 let followRematch = null;
 
+let held = { sock: null, history: [] };  // the history this page holds, and of which socket
+
 /** The hand's whole history for a state that brings only the events past ``history_from``
  * (the server sends those to a page that keeps what it was sent), or null when this page does
  * not hold that many events of this socket's history (then it asks for the whole state). */
-let held = { sock: null, history: [] };  // the history this page holds, and of which socket
-
 function wholeHistory(msg) {
   const v = msg.view;
   if (v.history_from === undefined) return v.history;
