@@ -6,9 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from canasta import Game, Settings
-from canasta.bots import make_player
 from canasta.bots.explain import advise
+from tests.bots.hands import normal_decisions
 
 I18N = Path(__file__).resolve().parents[1] / "src" / "canasta" / "web" / "static" / "i18n"
 PARAMS = re.compile(r"\{(\w+)\}")
@@ -23,26 +22,18 @@ def _words(lang: str) -> dict:  # type: ignore[type-arg]
 def test_r15_every_reason_of_bot_hands_has_words_with_its_numbers() -> None:
     langs = {lang: _words(lang) for lang in ("en", "ja")}
     seen = 0
-    for preset, seed in [("classic", 3), ("two-player", 5), ("three-player", 7)]:
-        rules = {"ask_partner": True} if preset == "classic" else {}
-        game = Game(Settings.preset(preset, target="one_hand", **rules), seed=seed)
-        bots = [make_player("normal", seed=s) for s in range(game.settings.players)]
-        st = game.state
-        while not st.is_over:
-            view = st.view(st.turn)
-            reason = advise(view).reason.to_json()
-            code = reason["code"]
-            for lang, words in langs.items():
-                if code == "draw_cannot_take":
-                    text = words["reasons"]["draw_why"].get(reason["why"])
-                else:
-                    if code == "meld_canasta" and not reason["natural"]:
-                        code = "meld_canasta_mixed"
-                    text = words["reasons"].get(code)
-                assert isinstance(text, str), (lang, reason)
-                missing = set(PARAMS.findall(text)) - set(reason) - CLIENT_WORDS
-                assert not missing, (lang, reason, missing)
-            seen += 1
-            game.apply(bots[st.turn].choose(view))
-            st = game.state
+    for _, view in normal_decisions([("classic", 3), ("two-player", 5), ("three-player", 7)]):
+        reason = advise(view).reason.to_json()
+        code = reason["code"]
+        for lang, words in langs.items():
+            if code == "draw_cannot_take":
+                text = words["reasons"]["draw_why"].get(reason["why"])
+            else:
+                if code == "meld_canasta" and not reason["natural"]:
+                    code = "meld_canasta_mixed"
+                text = words["reasons"].get(code)
+            assert isinstance(text, str), (lang, reason)
+            missing = set(PARAMS.findall(text)) - set(reason) - CLIENT_WORDS
+            assert not missing, (lang, reason, missing)
+        seen += 1
     assert seen > 100

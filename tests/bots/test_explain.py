@@ -11,6 +11,7 @@ from canasta.bots import make_player
 from canasta.bots.evaluate import Memory
 from canasta.bots.explain import Advice, advise, explain, suggestion_kind
 from canasta.bots.policy import NORMAL, Policy
+from tests.bots.hands import normal_decisions
 from tests.core.helpers import state
 
 OTHERS = ["4C 4D 6S", "5C 5D 6H", "8C 8D JS"]
@@ -29,24 +30,16 @@ def _advice(st) -> Advice:  # type: ignore[no-untyped-def]
 
 def test_r15_every_decision_of_bot_hands_has_legal_advice_with_a_reason() -> None:
     kinds: Counter[str] = Counter()
-    for preset, seed in [("classic", 1), ("two-player", 2), ("three-player", 3), ("bicycle", 4)]:
-        rules = {"ask_partner": True} if preset == "classic" else {}
-        game = Game(Settings.preset(preset, target="one_hand", **rules), seed=seed)
-        bots = [make_player("normal", seed=s) for s in range(game.settings.players)]
-        st = game.state
-        while not st.is_over:
-            view = st.view(st.turn)
-            advice = _advice(st)
-            code = advice.reason.code
-            assert code and " " not in code  # a code, never a sentence
-            kind = suggestion_kind(advice)
-            kinds[kind] += 1
-            if st.phase == "draw":
-                assert kind in ("draw", "pile_pickup", "decline")
-            elif st.phase == "play":
-                assert kind in ("meld", "discard", "go_out", "ask")
-            game.apply(bots[st.turn].choose(view))
-            st = game.state
+    for st, _ in normal_decisions([("classic", 1), ("two-player", 2), ("three-player", 3), ("bicycle", 4)]):
+        advice = _advice(st)
+        code = advice.reason.code
+        assert code and " " not in code  # a code, never a sentence
+        kind = suggestion_kind(advice)
+        kinds[kind] += 1
+        if st.phase == "draw":
+            assert kind in ("draw", "pile_pickup", "decline")
+        elif st.phase == "play":
+            assert kind in ("meld", "discard", "go_out", "ask")
     assert {"draw", "pile_pickup", "meld", "discard", "go_out"} <= set(kinds)
 
 

@@ -163,3 +163,12 @@ def use_prefs(page: Any, **prefs: Any) -> None:
         f"try {{ if (!sessionStorage.getItem('prefs-set')) {{ localStorage.setItem('canasta.prefs', {json.dumps(value)});"
         " sessionStorage.setItem('prefs-set', '1'); } } catch (e) {}"
     )
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose sockets may send fast (positions are played into tables move by move)."""
+    s = Server(tmp_path_factory.mktemp("db") / "canasta.db", config={"message_rate": 2000.0, "message_burst": 2000})
+    s.start()
+    yield s
+    s.stop()

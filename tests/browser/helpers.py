@@ -97,3 +97,19 @@ def open_seeded_two_player(page: Any, url: str, seed: int) -> str:
     page.click("#btn-reveal")
     assert wait_my_turn(page) == "draw"
     return str(table)
+
+
+def open_finished_hand(page: Any, server: Any) -> None:
+    """A one-hand pass-and-play match played to its end (``positions.finished_hand``), opened
+    in ``page``."""
+    from .conftest import page_api, use_prefs
+    from .positions import DRIVE, finished_hand
+
+    use_prefs(page)
+    seed, actions = finished_hand()
+    page.goto(server.url)
+    page.wait_for_selector("#btn-start")
+    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
+                                                   "rules": {"target": "one_hand"}, "seed": seed})["table"]
+    page.evaluate(DRIVE, [table, actions])
+    page.goto(server.url + f"#table={table}")

@@ -3,21 +3,21 @@ cards, and every hand shown at the end of the hand."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .conftest import Server, page_api, use_prefs
+from .conftest import use_prefs
 from .helpers import (
     hand_cards,
+    open_finished_hand,
     open_seeded_two_player,
     start_match,
     version,
     wait_my_turn,
     wait_version_change,
 )
-from .positions import DRIVE, finished_hand, many_melds, open_position
+from .positions import many_melds, open_position
 from .test_pile import _deal_with_a_natural_pair_take
 
 pytestmark = pytest.mark.browser
@@ -31,14 +31,6 @@ def short(card: str) -> str:
         return "★"
     return ("10" if card[0] == "T" else card[0]) + SUITS[card[1]]
 
-
-@pytest.fixture(scope="module")
-def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A server whose sockets may send fast (positions are played into tables move by move)."""
-    s = Server(tmp_path_factory.mktemp("db") / "canasta.db", config={"message_rate": 2000.0, "message_burst": 2000})
-    s.start()
-    yield s
-    s.stop()
 
 
 def log_items(page: Any) -> list[dict[str, Any]]:
@@ -172,14 +164,7 @@ def test_a_meld_opens_to_show_its_cards_and_bonus(page, quick_server):
 
 
 def test_the_score_screen_shows_the_cards_left_in_every_hand(page, quick_server):
-    use_prefs(page)
-    seed, actions = finished_hand()
-    page.goto(quick_server.url)
-    page.wait_for_selector("#btn-start")
-    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
-                                                   "rules": {"target": "one_hand"}, "seed": seed})["table"]
-    page.evaluate(DRIVE, [table, actions])
-    page.goto(quick_server.url + f"#table={table}")
+    open_finished_hand(page, quick_server)
     # a one-hand match: the end of the hand is the end of the match
     page.wait_for_selector("#overlay[data-kind=match] #hands-left")
     rows = page.locator("#hands-left li.hand-left")

@@ -4,27 +4,19 @@ in even rows, and two buttons move between the played melds and the hand."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from .conftest import Server, use_prefs
-from .positions import DRIVE, finished_hand, growing_hand, many_melds, open_position
+from .conftest import use_prefs
+from .helpers import open_finished_hand
+from .positions import growing_hand, many_melds, open_position
 
 pytestmark = pytest.mark.browser
 
 DESKTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 
-
-@pytest.fixture(scope="module")
-def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A server whose sockets may send fast (positions are played into tables move by move)."""
-    s = Server(tmp_path_factory.mktemp("db") / "canasta.db", config={"message_rate": 2000.0, "message_burst": 2000})
-    s.start()
-    yield s
-    s.stop()
 
 
 def _box(page: Any, selector: str) -> dict[str, float]:
@@ -71,15 +63,7 @@ def test_back_to_the_scores_never_covers_a_table_button(browser, quick_server, s
     viewport = DESKTOP if size == "desktop" else PHONE
     context = browser.new_context(viewport=viewport, is_mobile=size == "phone", has_touch=size == "phone")
     page = context.new_page()
-    use_prefs(page)
-    seed, actions = finished_hand()
-    page.goto(quick_server.url)
-    page.wait_for_selector("#btn-start")
-    table = page.evaluate("""async (seed) => (await (await fetch('/api/tables', { method: 'POST',
-        headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'local', players: 2,
-        preset: 'two-player', rules: { target: 'one_hand' }, seed }) })).json()).table""", seed)
-    page.evaluate(DRIVE, [table, actions])
-    page.goto(quick_server.url + f"#table={table}")
+    open_finished_hand(page, quick_server)
     page.click("#btn-peek")
     page.wait_for_selector("#btn-peek-back")
     page.locator("#btn-peek-back").scroll_into_view_if_needed()
@@ -159,15 +143,7 @@ def test_every_tap_target_on_a_phone_is_at_least_44_px(browser, quick_server):
 def test_the_end_of_hand_dialog_on_a_phone_has_44_px_targets(browser, quick_server):
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
-    use_prefs(page)
-    seed, actions = finished_hand()
-    page.goto(quick_server.url)
-    page.wait_for_selector("#btn-start")
-    table = page.evaluate("""async (seed) => (await (await fetch('/api/tables', { method: 'POST',
-        headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ mode: 'local', players: 2,
-        preset: 'two-player', rules: { target: 'one_hand' }, seed }) })).json()).table""", seed)
-    page.evaluate(DRIVE, [table, actions])
-    page.goto(quick_server.url + f"#table={table}")
+    open_finished_hand(page, quick_server)
     page.wait_for_selector("#overlay[data-kind=match] .dialog")
     bad = _small(page, "dialog")
     assert not bad, "tap targets under 44×44 px:\n" + "\n".join(bad)
