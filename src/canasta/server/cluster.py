@@ -75,7 +75,7 @@ class LocalCluster:
     def owns(self, resource: str) -> bool:
         return True
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> None:  # pragma: no cover
+    async def publish(self, channel: str, message: dict[str, Any], text: str | None = None) -> None:  # pragma: no cover
         raise RuntimeError("a single node has no one to publish to")
 
 
@@ -205,8 +205,12 @@ class RedisCluster:
     def on_node_message(self, handler: Handler) -> None:
         self._handlers[self.node_channel(self.node)] = handler
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> None:
-        await self.redis.publish(channel, dumps(message))
+    async def publish(self, channel: str, message: dict[str, Any], text: str | None = None) -> None:
+        """Publish ``message``; ``text`` (a message encoded already, which a socket is to be
+        sent as it is) travels after a newline, not escaped inside the JSON: compact JSON has
+        no raw newline, so the first one ends the header."""
+        data = dumps(message)
+        await self.redis.publish(channel, data if text is None else f"{data}\n{text}")
 
     async def _listen(self) -> None:
         while True:
@@ -223,10 +227,13 @@ class RedisCluster:
             handler = self._handlers.get(item["channel"])
             if handler is None:
                 continue
+            head, framed, text = str(item["data"]).partition("\n")
             try:
-                message = loads(item["data"])
+                message = loads(head)
             except ValueError:
                 continue
+            if framed and isinstance(message, dict):
+                message["text"] = text
             try:
                 await handler(message)
             except Exception:
@@ -257,9 +264,11 @@ class RemoteConn(Conn):
                     await self.cluster.publish(channel, op)
                 return
             # a message encoded already (a state shared by an audience) travels as its text
-            key = "text" if isinstance(message, str) else "msg"
             try:
-                await self.cluster.publish(channel, {"op": "send", "conn": self.conn_id, key: message})
+                if isinstance(message, str):
+                    await self.cluster.publish(channel, {"op": "send", "conn": self.conn_id}, message)
+                else:
+                    await self.cluster.publish(channel, {"op": "send", "conn": self.conn_id, "msg": message})
             except Exception:
                 log.warning("cluster: could not forward to node %s", self.node)
 
