@@ -178,21 +178,31 @@ class RedisCluster:
     async def _renew_forever(self) -> None:
         while True:
             await asyncio.sleep(RENEW_SECONDS)
-            with contextlib.suppress(Exception):
-                await self.redis.set(self.alive_key(self.node), "1", px=int(LEASE_SECONDS * 1000))
-            for resource, value in list(self._leases.items()):
-                try:
-                    ok = await self.redis.eval(
-                        _RENEW, 1, self.lease_key(resource), value, int(LEASE_SECONDS * 1000)
-                    )
-                except Exception:  # Redis away: the lease may lapse; the database still guards
-                    log.warning("cluster: could not renew %s", resource)
-                    continue
-                if not ok:
-                    log.error("cluster: lost the lease of %s", resource)
-                    self._leases.pop(resource, None)
-                    if self.on_lost is not None:
-                        self.on_lost(resource)
+            await self.renew()
+
+    async def renew(self) -> None:
+        """Renew this node's alive key and every lease it holds in one round trip, however
+        many tables it owns: renewed one by one, a busy node's last leases could lapse
+        before their turn came (each answer waits for the event loop)."""
+        leases = list(self._leases.items())
+        ms = int(LEASE_SECONDS * 1000)
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.set(self.alive_key(self.node), "1", px=ms)
+                for resource, value in leases:
+                    pipe.eval(_RENEW, 1, self.lease_key(resource), value, ms)
+                results = await pipe.execute(raise_on_error=False)
+        except Exception:  # Redis away: the leases may lapse; the database still guards
+            log.warning("cluster: could not renew the leases")
+            return
+        for (resource, value), ok in zip(leases, results[1:], strict=True):
+            if isinstance(ok, Exception):
+                log.warning("cluster: could not renew %s", resource)
+            elif not ok and self._leases.get(resource) == value:
+                log.error("cluster: lost the lease of %s", resource)
+                self._leases.pop(resource, None)
+                if self.on_lost is not None:
+                    self.on_lost(resource)
 
     # ------------------------------------------------------------------ messages
 
