@@ -4,6 +4,8 @@ gets a mail saying so instead). Through a real local SMTP server (aiosmtpd)."""
 
 from __future__ import annotations
 
+import time
+
 from sqlalchemy import select
 
 from canasta.server.models_accounts import CredentialRow, EmailTokenRow
@@ -156,6 +158,31 @@ def test_r_a_new_email_counts_once_its_link_is_opened(db_url: str) -> None:
         assert a.get("/api/account").json()["account"]["email"] == new
         assert Device(c).login(new).status_code == 200
         assert code(Device(c).login(old)) == "bad_credentials"
+        # the old address is told once the change takes effect, with the new one masked
+        inbox.wait(6)
+        (notice,) = [m for m in inbox.to(old) if "changed" in str(m["Subject"])]
+        body = Inbox.text(notice)
+        assert f"{new[0]}…@{new.split('@')[1]}" in body and new not in body
+        assert "#confirm=" not in body and "#reset=" not in body
+        assert not [m for m in inbox.messages if m["To"] != old and "changed" in str(m["Subject"])]
+
+
+def test_r_the_old_address_is_told_in_the_language_of_the_confirming_page(db_url: str) -> None:
+    old, new = new_email(), new_email()
+    with smtp_server() as (url, inbox), app_client(db_url, smtp_url=url) as c:
+        a = Device(c)
+        _register(a, old)
+        _confirm(a, Inbox.token(inbox.wait(1)[-1], "confirm"))
+        a.post("/api/account/email", {"password": PASSWORD, "email": new})
+        token = Inbox.token(inbox.wait(2)[-1], "confirm")
+        r = a.post("/api/account/confirm", {"token": token, "lang": "ja"})
+        assert r.status_code == 200 and r.json()["email"] == new
+        notice = inbox.wait(3)[-1]
+        assert notice["To"] == old and "変更されました" in Inbox.text(notice)
+        # a spent link tells nobody anything again
+        assert code(a.post("/api/account/confirm", {"token": token})) == "bad_token"
+        time.sleep(0.3)
+        assert len(inbox.messages) == 3
 
 
 def test_r_without_smtp_registration_is_at_once_or_refused_as_configured(db_url: str) -> None:

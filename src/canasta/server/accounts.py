@@ -355,10 +355,10 @@ async def pending_email(store: Store, account_id: str) -> str | None:
     return row.email
 
 
-async def use_email_token(store: Store, token: str) -> tuple[str, str, str]:
-    """Spend a confirmation token: ``(purpose, account id, email)``. A registration binds
-    the email and the password to the guest account that asked; a new email replaces the
-    old one. Raises :class:`TokenError`: ``bad_token`` (unknown, used, expired, or the
+async def use_email_token(store: Store, token: str) -> tuple[str, str, str, str | None]:
+    """Spend a confirmation token: ``(purpose, account id, email, the email it replaced)``.
+    A registration binds the email and the password to the guest account that asked (it
+    replaced none); a new email replaces the old one. Raises :class:`TokenError`: ``bad_token`` (unknown, used, expired, or the
     account is no longer what it was) or ``email_in_use`` (the address was taken since);
     then nothing changes."""
     try:
@@ -367,6 +367,7 @@ async def use_email_token(store: Store, token: str) -> tuple[str, str, str]:
             if row is None:
                 raise TokenError("bad_token")
             purpose, account_id, email = row.purpose, row.account_id, row.email
+            replaced: str | None = None
             if purpose == "register":
                 result = await s.execute(
                     update(AccountRow)
@@ -387,15 +388,18 @@ async def use_email_token(store: Store, token: str) -> tuple[str, str, str]:
                 )
                 await s.flush()
             else:
+                replaced = await s.scalar(
+                    select(CredentialRow.email).where(CredentialRow.account_id == account_id)
+                )
                 result = await s.execute(
                     update(CredentialRow)
                     .where(CredentialRow.account_id == account_id)
                     .values(email=email, changed_at=now())
                     .execution_options(synchronize_session=False)
                 )
-                if result.rowcount != 1:  # type: ignore[attr-defined]
+                if replaced is None or result.rowcount != 1:  # type: ignore[attr-defined]
                     raise TokenError("bad_token")
-            return purpose, account_id, email
+            return purpose, account_id, email, replaced
     except IntegrityError as e:  # the email is someone's since the link was sent
         raise TokenError("email_in_use") from e
 
@@ -500,6 +504,35 @@ def confirmation_mail(
     )
 
 
+def masked_email(email: str) -> str:
+    """An address shown to someone who may not own it: its first letter, then dots, then
+    the domain (``p…@example.com``)."""
+    local, _, domain = email.partition("@")
+    return f"{local[:1]}…@{domain}"
+
+
+def email_changed_mail(new: str, base: str, lang: str) -> tuple[str, str]:
+    """The subject and text of the notice sent to an account's old address once a change of
+    its email is confirmed: the old address can no longer log in or recover the account, so
+    its owner is told, with the new address masked."""
+    shown = masked_email(new)
+    if lang == "ja":
+        return (
+            "Canasta: メールアドレスが変更されました",
+            f"あなたの Canasta アカウントのメールアドレスは {shown} に変更されました。"
+            "このアドレスでは、もうログインもパスワードの再設定もできません。\n\n"
+            f"心当たりがあれば、このメールは無視してください。心当たりがなければ、{base}/ の"
+            "運営者に連絡してください。\n",
+        )
+    return (
+        "Canasta: your email address was changed",
+        f"The email address of your Canasta account was changed to {shown}. This address "
+        "can no longer be used to log in or to reset the password.\n\n"
+        "If you made this change, ignore this message. If you did not, contact the operator "
+        f"of {base}/ .\n",
+    )
+
+
 # ---------------------------------------------------------------------- routes
 
 
@@ -577,11 +610,14 @@ def install(
         assert smtp is not None
         taken = await credentials_by_email(store, to) is not None
         hours = max(1, int(config.confirm_seconds // 3600))
-        subject, text = confirmation_mail(purpose, taken, base, token, hours, lang)
+        await notify(to, *confirmation_mail(purpose, taken, base, token, hours, lang))
+
+    async def notify(to: str, subject: str, text: str) -> None:
+        assert smtp is not None
         try:
             await send(smtp, message(config.smtp_from, to, subject, text))
         except MailError as e:
-            log.error("confirmation email not sent: %s", e)
+            log.error("email not sent (%s): %s", subject, e)
 
     def lang_of(body: dict[str, Any]) -> str:
         return "ja" if body.get("lang") == "ja" else "en"
@@ -677,7 +713,7 @@ def install(
         if not isinstance(token, str) or not _RECOVERY_TOKEN.fullmatch(token):
             raise ApiError(400, "bad_token", "this link is not valid (used, expired or wrong)")
         try:
-            purpose, account_id, email = await use_email_token(store, token)
+            purpose, account_id, email, replaced = await use_email_token(store, token)
         except TokenError as e:
             if e.code == "email_in_use":
                 raise ApiError(
@@ -686,6 +722,10 @@ def install(
             raise ApiError(
                 400, "bad_token", "this link is not valid (used, expired or wrong)"
             ) from e
+        if replaced is not None and smtp is not None:
+            # the old address is told: whoever changed it may not be its owner
+            subject, text = email_changed_mail(email, link_base(request), lang_of(body))
+            mail_later(notify(replaced, subject, text))
         try:
             mine: AccountRow | None = await require_account(request)
         except ApiError:
@@ -823,10 +863,7 @@ def install(
                 f"(it works once):\n\n{base}/#reset={token}\n\n"
                 "If you did not ask for this, ignore this message.\n"
             )
-        try:
-            await send(smtp, message(config.smtp_from, to, subject, text))
-        except MailError as e:
-            log.error("recovery email not sent: %s", e)
+        await notify(to, subject, text)
 
     @app.post("/api/account/forgot", status_code=202)
     async def forgot(request: Request) -> dict[str, Any]:

@@ -284,7 +284,7 @@ async function openConfirm(token) {
   body.append(h("p", { class: "muted", text: t("common.loading") }));
   let msg, bad = false, here = false;
   try {
-    const res = await api("POST", "/api/account/confirm", { token });
+    const res = await api("POST", "/api/account/confirm", { token, lang: language() });
     here = !!res.account;
     if (here) { await refreshAccount(); if (ctl && ctl.accountChanged) ctl.accountChanged(); }
     const key = res.confirmed === "register" ? (here ? "account.confirmed_register" : "account.confirmed_register_elsewhere") : "account.confirmed_email";
