@@ -66,6 +66,12 @@ class Style:
     #: two players: the weight of the discard danger there (measured: holding cards back from
     #: the one opponent costs more than the piles it saves, so Normal ignores it)
     duel_danger: float = 0.0
+    #: four players: the weight of the discard danger there (measured best near 5 in classic
+    #: and bicycle: a pile handed to an opponent costs far more than its cards' value)
+    four_danger: float = 5.0
+    #: after the opening, the value of melding a natural pair with a wild (the pair kept for
+    #: the frozen pile measured better than melding it whenever a wild is in hand)
+    pair_wild: float = -80.0
 
 
 #: sensible but weak: melds eagerly, grabs every pile it can, discards carelessly without
@@ -232,7 +238,7 @@ class Policy:
                 if m is None:
                     if wild and style.keep_pairs and nat < 3:
                         # a natural pair plus a wild: keep the pair for the frozen pile instead
-                        v += -6 + 25 * urgency + (8 if hand_n >= 12 else 0)
+                        v += style.pair_wild + 25 * urgency + (8 if hand_n >= 12 else 0)
                     else:
                         v += 12 * nat - 4 * wild
                 else:
@@ -297,10 +303,12 @@ class Policy:
         next_is_opp = st.side_of[nxt] != side
         pile_v = ev.pile_value(st) if style.read_opponents else 12.0 * len(st.pile)
         # a pile worth protecting: frozen by a wild it is already safe from a single natural
-        pile_frozen_all = bool(st.pile_wild or st.pile_red3)
+        pile_frozen_all = st.settings.is_frozen(st.pile_wild, st.pile_red3, st.pile_black3, 1)
         opp_opened = any(st.nmelds[st.side_of[o]] for o in ev.opponents(st, seat))
         out: list[tuple[float, Action]] = []
-        danger_scale = style.danger_scale * (style.duel_danger if n == 2 else 1.0)
+        danger_scale = style.danger_scale * (
+            style.duel_danger if n == 2 else style.four_danger if n == 4 else 1.0
+        )
         nwild = fc[F_DEUCE] + fc[F_JOKER]
         for a in cands:
             assert isinstance(a, Discard)
