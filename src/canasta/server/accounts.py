@@ -358,9 +358,9 @@ async def pending_email(store: Store, account_id: str) -> str | None:
 async def use_email_token(store: Store, token: str) -> tuple[str, str, str, str | None]:
     """Spend a confirmation token: ``(purpose, account id, email, the email it replaced)``.
     A registration binds the email and the password to the guest account that asked (it
-    replaced none); a new email replaces the old one. Raises :class:`TokenError`: ``bad_token`` (unknown, used, expired, or the
-    account is no longer what it was) or ``email_in_use`` (the address was taken since);
-    then nothing changes."""
+    replaced none); a new email replaces the old one. Raises :class:`TokenError`:
+    ``bad_token`` (unknown, used, expired, or the account is no longer what it was) or
+    ``email_in_use`` (the address was taken since); then nothing changes."""
     try:
         async with store.sessions() as s, s.begin():
             row = await _spend_token(s, EmailTokenRow, token)
