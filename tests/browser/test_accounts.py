@@ -214,6 +214,34 @@ def test_forgot_password_through_the_local_smtp_server(browser, mail_server) -> 
     context.close()
 
 
+def test_account_news_arriving_while_typing_keeps_the_password_and_the_caret(browser, mail_server) -> None:
+    """Opening the panel asks for fresh account data; when it arrives changed (here, coins
+    from a check-in elsewhere) while a password is being typed, the panel redraws without
+    losing the typed email and password or the focus, and the registration goes through."""
+    server, inbox = mail_server
+    email = f"k-{uuid.uuid4().hex[:10]}@example.test"
+    context, page = _page(browser, server)
+    held: list = []
+    page.route("**/api/account", lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
+    page.click("#btn-account")
+    page.wait_for_selector("#overlay[data-kind=account] #reg-password")
+    page.wait_for_function("() => true")  # a round trip: the route handler has run
+    assert len(held) == 1  # the panel shows the data it had, and asks for fresh
+    page.fill("#reg-email", email)
+    page.fill("#reg-password", PASSWORD)
+    assert page_api(page, "POST", "/api/shop/checkin", {})["award"] == 50
+    held[0].continue_()
+    page.unroute("**/api/account")
+    page.wait_for_function("() => document.getElementById('acc-coins').textContent.endsWith('50')")
+    assert page.input_value("#reg-email") == email
+    assert page.input_value("#reg-password") == PASSWORD
+    assert page.evaluate("() => document.activeElement.id") == "reg-password"
+    page.click("#form-register button[type=submit]")
+    page.wait_for_selector("#reg-pending")
+    assert inbox.wait(1)[0]["To"] == email
+    context.close()
+
+
 def test_without_smtp_the_page_says_recovery_is_unavailable(browser, server) -> None:
     context, page = _page(browser, server)
     _open_account(page)

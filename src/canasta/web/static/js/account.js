@@ -15,15 +15,22 @@ let formView = "main";      // which part of the panel is open
 
 
 // What was typed in the panel's email and text fields: a redraw (an error shown) keeps it.
+// A password survives only a redraw the person did not cause (fresh account data arriving
+// while they type); after a submission it is typed again.
 const kept = {};
+let secrets = null;         // password fields' values during such a redraw, else null
 
-function keepTyped() {
+function keepTyped(withSecrets) {
   for (const i of document.querySelectorAll("#overlay input[type=email], #overlay input[type=text]")) kept[i.id] = i.value;
+  secrets = null;
+  if (!withSecrets) return;
+  secrets = {};
+  for (const i of document.querySelectorAll("#overlay input[type=password]")) secrets[i.id] = i.value;
 }
 
 /** A labelled input: {wrap, input}. */
 export function field(id, label, type = "text", extra = {}) {
-  const value = extra.value ?? (type === "password" ? undefined : kept[id]);
+  const value = extra.value ?? (type === "password" ? (secrets || {})[id] : kept[id]);
   const input = h("input", { id, name: id, type, ...extra, value });
   const wrap = h("label", { class: "field acc-field", for: id }, h("span", { class: "field-label", text: label }), input);
   return { wrap, input };
@@ -94,8 +101,23 @@ export async function openAccount(view = "main") {
   note = null;
   document.body.dataset.overlay = "account";
   drawAccount();
+  const shown = JSON.stringify(info);
   await refreshAccount();
-  drawAccount();
+  if (JSON.stringify(info) !== shown) redrawKeepingInput();
+}
+
+/** Draw the panel again for news the person did not ask for: what they typed, passwords
+ * too, and where the caret was stay as they were. */
+function redrawKeepingInput() {
+  const active = document.activeElement;
+  const focused = active && active.closest && active.closest("#overlay") && active.id ? active.id : null;
+  const caret = focused && typeof active.selectionStart === "number" ? [active.selectionStart, active.selectionEnd] : null;
+  drawAccount(true);
+  secrets = null;
+  const again = focused && document.getElementById(focused);
+  if (!again) return;
+  again.focus();
+  if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch { /* not a text field */ }
 }
 
 
@@ -131,9 +153,9 @@ function form(id, fields, submitLabel, onSubmit, cls = "primary") {
   return f;
 }
 
-function drawAccount() {
+function drawAccount(passive = false) {
   if (document.body.dataset.overlay !== "account") return;
-  keepTyped();
+  keepTyped(passive);
   const body = dialog("account", t("account.title"));
   body.classList.add("account-panel");
   if (!info) { body.append(h("p", { class: "muted", text: t("common.loading") })); return; }
