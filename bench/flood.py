@@ -68,7 +68,10 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+        # the source comes after a given PYTHONPATH, so a compiled build there (bench/mypyc_build.py)
+        # is the one served
+        given = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": f"{given}{os.pathsep}{SRC}" if given else str(SRC)}
         err = self.log.open("ab") if self.log is not None else subprocess.PIPE
         try:
             self.proc = subprocess.Popen(

@@ -4,9 +4,11 @@
     PYTHONPATH=build/mypyc python bench/engine.py --json       # the compiled core
     python bench/engine.py --json                              # the default pure-Python core
 
-The package is copied (without the server and the web client, which the core never imports)
-into ``--out`` and the hot core modules (and the bots' policy and search) are compiled there in place: Python prefers the
-compiled extension next to each ``.py``.  The pure-Python package stays the default install;
+The whole package is copied into ``--out`` and the hot core modules (and the bots' policy and
+search) are compiled there in place: Python prefers the compiled extension next to each
+``.py``.  The server and the web client come along uncompiled, so
+``PYTHONPATH=build/mypyc canasta serve`` (or ``python -m canasta serve``) runs the server on
+the compiled core and bots (``bench/load.py`` passes its environment on to the servers).  The pure-Python package stays the default install;
 ``tests/core/test_compiled.py`` replays the golden records on the build when
 ``CANASTA_COMPILED`` names it.  Needs mypy (it ships mypyc) and a C compiler.
 """
@@ -38,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     shutil.copytree(
-        ROOT / "src" / "canasta", out / "canasta", ignore=shutil.ignore_patterns("server", "web", "__pycache__")
+        ROOT / "src" / "canasta", out / "canasta", ignore=shutil.ignore_patterns("__pycache__")
     )
     files = [f"canasta/{m}.py" for m in COMPILED]
     cmd = [sys.executable, "-m", "mypyc", *files]
