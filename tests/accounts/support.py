@@ -131,9 +131,10 @@ def _free_port() -> int:
 
 
 @contextmanager
-def smtp_server() -> Iterator[tuple[str, Inbox]]:
-    """A real SMTP server on 127.0.0.1 (aiosmtpd): its URL and its inbox."""
-    inbox = Inbox()
+def smtp_server(inbox: Inbox | None = None) -> Iterator[tuple[str, Inbox]]:
+    """A real SMTP server on 127.0.0.1 (aiosmtpd): its URL and its inbox (a new one unless
+    given)."""
+    inbox = inbox if inbox is not None else Inbox()
     port = _free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
