@@ -10,6 +10,7 @@ import random
 import signal
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -372,3 +373,56 @@ def test_new_matches_start_on_the_node_serving_fewer_tables(cluster_urls):
     finally:
         for n in nodes:
             n.stop()
+
+
+def test_a_new_name_shows_at_once_in_a_room_whichever_node_is_asked(cluster_urls):
+    """A name changed through a node that does not run the lobby reaches the lobby's node at
+    once (it used to wait until the account's lobby socket joined again): each of two players,
+    one per node, opens a private room through its node, renames itself through the same node,
+    and sees the room show the new name."""
+    db, redis_url = cluster_urls
+    nodes = [node(db, redis_url), node(db, redis_url)]
+    try:
+        asyncio.run(_rename_in_rooms(nodes))
+    except BaseException:
+        print(node_logs(nodes))
+        raise
+    finally:
+        for n in nodes:
+            n.stop()
+
+
+async def _rename_in_rooms(nodes: list[Any]) -> None:
+    from websockets.asyncio.client import connect
+
+    for i, n in enumerate(nodes):
+        cookie = n.session()
+        ws = None
+        for _ in range(50):  # the lobby starts on its node within a moment
+            ws = await connect(n.url.replace("http", "ws") + "/ws/lobby", additional_headers={"Cookie": cookie})
+            if json.loads(await asyncio.wait_for(ws.recv(), timeout=5)).get("type") == "lobby":
+                break
+            await ws.close()
+            await asyncio.sleep(0.2)
+        assert ws is not None
+        await ws.send(json.dumps({"type": "room_create", "preset": "two-player", "target": 5000}))
+
+        async def room_names(ws: Any = ws) -> list[str]:
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+                assert msg.get("type") != "error", msg
+                if msg.get("type") == "room" and msg.get("room"):
+                    return [s["name"] for s in msg["room"]["seats"] if s]
+
+        assert (await room_names())[0].startswith("Guest")
+        name = f"Player {i} renamed"
+        req = urllib.request.Request(
+            n.url + "/api/account",
+            data=json.dumps({"name": name}).encode(),
+            method="PATCH",
+            headers={"Content-Type": "application/json", "Cookie": cookie},
+        )
+        with urllib.request.urlopen(req, timeout=10) as r:
+            assert json.loads(r.read())["account"]["name"] == name
+        assert await room_names() == [name]
+        await ws.close()

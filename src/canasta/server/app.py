@@ -505,7 +505,10 @@ def create_app(
         updated = await store.set_name(account.id, name)
         if updated is None:  # pragma: no cover - the session's account is gone
             raise ApiError(401, "no_session", "no session: POST /api/session first")
-        await lobby.rename(account.id, name)
+        if forwarding is not None:
+            await forwarding.rename(account.id, name)
+        else:
+            await lobby.rename(account.id, name)
         return {"account": _account_json(updated)}
 
     @app.get("/api/stats")

@@ -124,6 +124,10 @@ class Forwarding:
             rc.incoming.put_nowait(raw)
         elif op == "leave":
             await self._leave(key)
+        elif op == "rename" and resource == "lobby":
+            account, name = message.get("account"), message.get("name")
+            if isinstance(account, str) and isinstance(name, str) and 0 < len(name) <= 40:
+                await self.lobby.rename(account, name)
 
     async def _feed(self, resource: str, rc: RemoteConn) -> None:
         """Hand a forwarded socket's messages to its table or the lobby, in order."""
@@ -219,6 +223,19 @@ class Forwarding:
         elif message.get("op") == "close":
             code = message.get("code")
             conn.drop(code if isinstance(code, int) else CLOSE_RELOAD, str(message.get("reason") or ""))
+
+    async def rename(self, account: str, name: str) -> None:
+        """A new display name, told to the lobby wherever it runs (its queue entry and room show
+        it at once). With no lobby leader this moment the name is not lost: the lobby reads it
+        from the database when the account's lobby socket joins again."""
+        if self.cluster.owns("lobby"):
+            await self.lobby.rename(account, name)
+            return
+        message = {"op": "rename", "node": self.cluster.node, "conn": "-", "account": account, "name": name}
+        try:
+            await self.cluster.publish(RedisCluster.in_channel("lobby"), message)
+        except Exception as e:  # Redis is down: the nodes are reconnecting anyway
+            log.warning("rename not told to the lobby: %s", e)
 
     async def forward(
         self,
