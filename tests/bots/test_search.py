@@ -275,6 +275,10 @@ def test_r8_frozen_pile_counts_for_the_side_holding_natural_pairs() -> None:
         pv = pile_value(st)
         want = (min(1.0, 0.2 * pile_keys(st, mine)) - min(1.0, 0.2 * pile_keys(st, theirs))) * pv
         assert side_result(st, seat, keys=0.2) - side_result(st, seat) == pytest.approx(want)
+        per_pair = 80.0 * (pile_keys(st, mine) - pile_keys(st, theirs))
+        assert side_result(st, seat, pair_key=80.0) - side_result(st, seat) == pytest.approx(
+            per_pair
+        )
         for side in (mine, theirs):
             if not st.pile or not st.is_frozen_for(side):
                 assert pile_keys(st, side) == 0

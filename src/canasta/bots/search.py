@@ -130,7 +130,9 @@ def pile_keys(state: State, side: int) -> int:
     return len(faces)
 
 
-def side_result(state: State, seat: int, hands: bool = True, keys: float = 0.0) -> float:
+def side_result(
+    state: State, seat: int, hands: bool = True, keys: float = 0.0, pair_key: float = 0.0
+) -> float:
     """The seat's side score minus the best other side's, at the end of (or during) a hand.
 
     During a hand (a truncated rollout) the static evaluation judges: the table, canasta
@@ -139,6 +141,8 @@ def side_result(state: State, seat: int, hands: bool = True, keys: float = 0.0) 
     ``keys``, a frozen pile counts for each side in proportion to its natural pairs, the only
     way to take it (``keys`` of the pile's value per pair, at most all of it): the static
     evaluation otherwise counts a pair for nothing, so melding it with a wild looks free.
+    ``pair_key`` adds that many points per such pair whatever the pile holds now (the pile a
+    pair will take is mostly still to come).
     """
     side = state.side_of[seat]
     if state.result is not None:
@@ -161,10 +165,10 @@ def side_result(state: State, seat: int, hands: bool = True, keys: float = 0.0) 
         scores[sd] = (
             ev.side_table_score(state, sd) + 0.5 * ev.side_potential(state, sd, hands) + held
         )
-        if keys:
+        if keys or pair_key:
             pairs = pile_keys(state, sd)
             if pairs:
-                scores[sd] += min(1.0, keys * pairs) * ev.pile_value(state)
+                scores[sd] += min(1.0, keys * pairs) * ev.pile_value(state) + pair_key * pairs
     mine = scores.pop(side)
     return mine - max(scores.values())
 
@@ -203,6 +207,7 @@ class ExpertPlayer:
         hand_worth: bool = True,
         evidence: bool = False,
         keys: float = 0.0,
+        pair_key: float = 0.0,
     ) -> None:
         self.seed = seed
         if time_budget is None and iterations is None:
@@ -222,6 +227,9 @@ class ExpertPlayer:
         #: the share of a frozen pile's value a truncated rollout credits per natural pair held
         #: (see :func:`side_result`; 0: the pile counts for nobody)
         self.keys = keys
+        #: points a truncated rollout credits per natural pair held while the pile is frozen
+        #: for its side (see :func:`side_result`; 0: off)
+        self.pair_key = pair_key
         self.guide = Policy(NORMAL)
         self.rollout = Policy(ROLLOUT)
         #: iterations (sampled worlds) of the last decision (for benchmarks)
@@ -280,6 +288,7 @@ class ExpertPlayer:
         limit = self.rollout_actions
         hands = self.hand_worth
         keys = self.keys
+        pair_key = self.pair_key
         done = 0
         path: list[_Node] = []
         while done < budget:
@@ -336,7 +345,7 @@ class ExpertPlayer:
             for nd in path:
                 r = results.get(nd.actor)
                 if r is None:
-                    r = results[nd.actor] = side_result(world, nd.actor, hands, keys)
+                    r = results[nd.actor] = side_result(world, nd.actor, hands, keys, pair_key)
                 nd.visits += 1
                 nd.total += r
                 nd.squares += r * r
