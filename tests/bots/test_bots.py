@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -29,7 +32,12 @@ def _bots(players: int, levels: list[str], seed: int) -> list:
 def test_bot_only_hands_are_legal_and_terminate(preset: str) -> None:
     """40 hands per preset with every heuristic level mixed: no illegal action, no stall."""
     settings = Settings.preset(preset)
-    mixes = [["normal", "beginner"], ["beginner", "random"], ["normal"], ["random", "normal", "beginner"]]
+    mixes = [
+        ["normal", "beginner"],
+        ["beginner", "random"],
+        ["normal"],
+        ["random", "normal", "beginner"],
+    ]
     reasons = set()
     for i in range(40):
         game = Game(settings, seed=f"test:{preset}:{i}")
@@ -99,7 +107,9 @@ def test_decision_ignores_hidden_cards(level: str, preset: str) -> None:
         seat = st.turn
         view = st.view(seat)
         other = Resampler(view).sample(random.Random(99))
-        assert other.hands[seat] == st.hands[seat] or sorted(other.hands[seat]) == sorted(st.hands[seat])
+        assert other.hands[seat] == st.hands[seat] or sorted(other.hands[seat]) == sorted(
+            st.hands[seat]
+        )
         differs = other.stock != st.stock or any(
             sorted(other.hands[s]) != sorted(st.hands[s]) for s in range(st.players) if s != seat
         )
@@ -113,21 +123,76 @@ def test_decision_ignores_hidden_cards(level: str, preset: str) -> None:
 
 
 def test_arena_json_keys_and_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
-    out = run_arena("normal", "beginner", "two-player-quick", 4, 1, seed=5, matches=2, json_out=True, progress=False)
+    out = run_arena(
+        "normal",
+        "beginner",
+        "two-player-quick",
+        4,
+        1,
+        seed=5,
+        matches=2,
+        json_out=True,
+        progress=False,
+    )
     printed = json.loads(capsys.readouterr().out)
     for key in ("mean_diff", "ci95", "deals", "match_win_rate", "matches", "elo"):
         assert key in printed and key in out
     assert printed["deals"] == 4 and printed["matches"] == 2
-    assert len(printed["ci95"]) == 2 and printed["ci95"][0] <= printed["mean_diff"] <= printed["ci95"][1]
-    again = run_arena("normal", "beginner", "two-player-quick", 4, 2, seed=5, json_out=True, progress=False)
+    assert (
+        len(printed["ci95"]) == 2
+        and printed["ci95"][0] <= printed["mean_diff"] <= printed["ci95"][1]
+    )
+    again = run_arena(
+        "normal", "beginner", "two-player-quick", 4, 2, seed=5, json_out=True, progress=False
+    )
     assert again["mean_diff"] == out["mean_diff"]
+
+
+def _strength_module() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "bench" / "strength.py"
+    spec = importlib.util.spec_from_file_location("canasta_bench_strength", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_strength_cell_with_matches_only() -> None:
+    """``bench/strength.py --deals 0 --matches 4``: match score, its interval and Elo, no deal columns."""
+    strength = _strength_module()
+    row = strength.cell("normal", "random", "two-player-quick", 0, 3, {}, 4)
+    assert row["deals"] == 0 and row["deal_elo"] is None and row["matches"] == 4
+    lo, hi = row["match_ci95"]
+    assert lo <= row["match_win_rate"] <= hi
+    e_lo, e_hi = row["match_elo_ci95"]
+    assert e_lo <= row["match_elo"] <= e_hi
+    assert row["match_ci95_duplicate"] is not None  # two complete duplicate pairs
+    table = strength.markdown([row])
+    assert "Elo from match score" in table and f"{row['match_win_rate']:.1%}" in table
 
 
 def test_arena_cli_main(capsys: pytest.CaptureFixture[str]) -> None:
     from canasta.bots.arena import main
 
-    assert main(["--a", "random", "--b", "beginner", "--preset", "three-player", "--deals", "2",
-                 "--seed", "3", "--json", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "--a",
+                "random",
+                "--b",
+                "beginner",
+                "--preset",
+                "three-player",
+                "--deals",
+                "2",
+                "--seed",
+                "3",
+                "--json",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["deals"] == 2 and data["match_win_rate"] is None
 

@@ -9,10 +9,16 @@ import pytest
 from canasta import PRESETS, Game, Resampler, Settings
 from canasta.actions import DRAW, Discard
 from canasta.bots import make_player
-from canasta.bots.evaluate import Memory
+from canasta.bots.evaluate import Memory, pile_value
 from canasta.bots.policy import NORMAL, Policy
-from canasta.bots.search import ExpertPlayer
-from canasta.cards import FACE, parse_card
+from canasta.bots.search import (
+    ExpertPlayer,
+    pair_evidence,
+    pile_keys,
+    respect_evidence,
+    side_result,
+)
+from canasta.cards import F_RED3, FACE, MELD_FACES, NUM_FACES, parse_card
 from canasta.hand import Event, TableMeld
 
 SEARCH = {"iterations": 40, "time_budget": None}
@@ -110,8 +116,17 @@ def test_two_player_memory_reads_a_pile_let_go() -> None:
     assert 0 < mem.no_pair(1, FACE[five]) < strong
     assert mem.no_pair(1, FACE[parse_card("7H")]) == 0.0
     # the case fades as seat 1 draws new cards
-    later = Memory.from_history(history + [_event(1, Discard(parse_card("9D"))), _event(0, DRAW, 2),
-                                           _event(0, Discard(parse_card("8D"))), _event(1, DRAW, 2)] * 3, 2)
+    later = Memory.from_history(
+        history
+        + [
+            _event(1, Discard(parse_card("9D"))),
+            _event(0, DRAW, 2),
+            _event(0, Discard(parse_card("8D"))),
+            _event(1, DRAW, 2),
+        ]
+        * 3,
+        2,
+    )
     assert later.no_pair(1, FACE[k]) < strong
 
 
@@ -159,7 +174,10 @@ def test_expert_keeps_normals_first_choice_unless_the_lead_is_clear() -> None:
     assert bot._pick(noisy, [A0, other]) == 0
     clear = root([0.0, 10.0, -10.0], [300.0, 310.0, 290.0, 300.0])
     assert bot._pick(clear, [A0, other]) == 1
-    assert ExpertPlayer(seed=1, iterations=10, time_budget=None, trust=0.0)._pick(noisy, [A0, other]) == 1
+    assert (
+        ExpertPlayer(seed=1, iterations=10, time_budget=None, trust=0.0)._pick(noisy, [A0, other])
+        == 1
+    )
 
 
 def _hold(st, seat: int, cards: str) -> None:
@@ -188,3 +206,81 @@ def test_static_evaluation_counts_cards_for_melds_as_worth_not_penalty() -> None
     # holding 55 more points: a loss by the old evaluation, a gain by the new one
     assert side_result(st, seat, hands=False) < before[1]
     assert side_result(st, seat) > before[0]
+
+
+@pytest.mark.parametrize("preset", ["bicycle", "classic"])
+def test_r8_worlds_agree_with_a_pile_let_go(preset: str) -> None:
+    """R8: when the history says a seat holds no pair of a face, the sampled worlds break it up.
+
+    Every count the view shows stays: hand sizes, the cards in hands and stock together, the
+    cards a seat is known to hold; no red three reaches a hand.
+    """
+    pairs = broken = 0
+    for st in _decisions(preset, 4, 2):
+        seat = st.turn
+        view = st.view(seat)
+        sampler = Resampler(view)
+        others = [s for s in range(st.players) if s != seat]
+        evidence = [(s, f, 1.0) for s in others for f in MELD_FACES]
+        rng = random.Random(5)
+        for _ in range(30):
+            world = sampler.sample(rng, history=False)
+            before = sorted(c for s in others for c in world.hands[s]) + sorted(world.stock)
+            sizes = [len(h) for h in world.hands]
+            respect_evidence(world, evidence, rng)
+            after = sorted(c for s in others for c in world.hands[s]) + sorted(world.stock)
+            assert sorted(before) == sorted(after)
+            assert [len(h) for h in world.hands] == sizes
+            assert world.hands[seat] == sorted(view.hand)
+            for s in others:
+                assert all(FACE[c] != F_RED3 for c in world.hands[s])
+                assert world.fc[s] == [
+                    sum(1 for c in world.hands[s] if FACE[c] == f) for f in range(NUM_FACES)
+                ]
+                for c in world.known[s]:
+                    assert world.hands[s].count(c) >= world.known[s].count(c)
+                for f in MELD_FACES:
+                    known = sum(1 for c in world.known[s] if FACE[c] == f)
+                    if world.stock and known < 2:
+                        pairs += 1
+                        broken += world.fc[s][f] <= max(1, known)
+    # a stock card of another face to swap in is nearly always found in sixteen tries
+    assert pairs > 0 and broken >= 0.99 * pairs
+
+
+def test_pair_evidence_comes_from_the_history_and_skips_the_seat_itself() -> None:
+    """Expert's worlds use the same reading of the history as Normal's discards."""
+    k, five = parse_card("KH"), parse_card("5C")
+    history = [
+        _event(0, Discard(five)),
+        _event(1, DRAW, 2),
+        _event(1, Discard(parse_card("QS"))),
+        _event(0, DRAW, 2),
+        _event(0, Discard(k)),
+        _event(1, DRAW, 2),  # seat 1 lets a pile of three go with a king on top
+    ]
+    mem = Memory.from_history(history, 2)
+    found = {(s, f): p for s, f, p in pair_evidence(mem, 0, 2)}
+    assert found[(1, FACE[k])] == mem.no_pair(1, FACE[k]) > 0.6
+    assert all(s == 1 for s, _ in found)
+    assert (1, FACE[parse_card("7H")]) not in found
+
+
+def test_r8_frozen_pile_counts_for_the_side_holding_natural_pairs() -> None:
+    """A truncated rollout credits a frozen pile to each side by the natural pairs it holds."""
+    checked = 0
+    for st in _decisions("bicycle", 12, 3):
+        seat = st.turn
+        mine, theirs = st.side_of[seat], st.side_of[(seat + 1) % 4]
+        pv = pile_value(st)
+        want = (min(1.0, 0.2 * pile_keys(st, mine)) - min(1.0, 0.2 * pile_keys(st, theirs))) * pv
+        assert side_result(st, seat, keys=0.2) - side_result(st, seat) == pytest.approx(want)
+        per_pair = 80.0 * (pile_keys(st, mine) - pile_keys(st, theirs))
+        assert side_result(st, seat, pair_key=80.0) - side_result(st, seat) == pytest.approx(
+            per_pair
+        )
+        for side in (mine, theirs):
+            if not st.pile or not st.is_frozen_for(side):
+                assert pile_keys(st, side) == 0
+        checked += want != 0
+    assert checked > 0

@@ -43,12 +43,18 @@ def seatings(players: int) -> list[list[str]]:
     return [["a" if s == k else "b" for s in range(players)] for k in range(players)]
 
 
-def _players(seating: list[str], a: str, b: str, seed: int, options: dict[str, Any]) -> list[Player]:
+def _players(
+    seating: list[str], a: str, b: str, seed: int, options: dict[str, Any]
+) -> list[Player]:
     out: list[Player] = []
     for s, who in enumerate(seating):
         level = a if who == "a" else b
         # Expert's default rollout budget without the wall-clock cap, so results are reproducible
-        opts = {"iterations": DEFAULT_ITERATIONS, "time_budget": None, **options} if level == "expert" else {}
+        opts = (
+            {"iterations": DEFAULT_ITERATIONS, "time_budget": None, **options}
+            if level == "expert"
+            else {}
+        )
         out.append(make_player(level, seed=seed * 8 + s, **opts))
     return out
 
@@ -201,10 +207,18 @@ def run_arena(
     mres = _run(_match_task, mjobs, workers, Progress(matches, "matches", progress))
     wins = [mres[i] for i in range(matches)]
     rate = sum(wins) / matches if matches else None
+    pair_ci: list[float] | None = None
     if matches:
         p = sum(wins) / matches
         half = 1.96 * math.sqrt(max(p * (1 - p), 1e-12) / matches)
         match_ci = [max(0.0, p - half), min(1.0, p + half)]
+        # the same interval from the duplicate groups (one mean per deck, complete groups only),
+        # which counts the seatings of one deck as one observation rather than independent ones
+        size = len(seatings(Settings.preset(preset).players))
+        groups = [sum(wins[i : i + size]) / size for i in range(0, matches - size + 1, size)]
+        if len(groups) >= 2:
+            _, g_lo, g_hi = _mean_ci(groups)
+            pair_ci = [max(0.0, g_lo), min(1.0, g_hi)]
         elo = elo_from_score(p, matches)
         elo_basis = "matches"
     else:
@@ -223,6 +237,7 @@ def run_arena(
         "matches": matches,
         "match_win_rate": None if rate is None else round(rate, 4),
         "match_ci95": None if match_ci is None else [round(x, 4) for x in match_ci],
+        "match_ci95_duplicate": None if pair_ci is None else [round(x, 4) for x in pair_ci],
         "elo": round(elo, 1),
         "elo_basis": elo_basis,
         "workers": workers,
@@ -249,7 +264,9 @@ def run_arena(
 
 def main(argv: list[str] | None = None) -> int:
     """``canasta arena``: measure one level against another."""
-    p = argparse.ArgumentParser(prog="canasta arena", description=__doc__.splitlines()[0] if __doc__ else None)
+    p = argparse.ArgumentParser(
+        prog="canasta arena", description=__doc__.splitlines()[0] if __doc__ else None
+    )
     p.add_argument("--a", default="expert", choices=LEVELS)
     p.add_argument("--b", default="normal", choices=LEVELS)
     p.add_argument("--preset", default="classic", choices=list(PRESETS))
@@ -259,7 +276,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--matches", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.add_argument("--expert-time", type=float, default=None, help="Expert seconds per decision")
-    p.add_argument("--expert-iterations", type=int, default=None, help="Expert search iterations per decision (default 1000)")
+    p.add_argument(
+        "--expert-iterations",
+        type=int,
+        default=None,
+        help="Expert search iterations per decision (default 1000)",
+    )
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     if args.deals < 0 or args.matches < 0 or args.workers < 1:
@@ -270,8 +292,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.expert_iterations is not None:
         options["iterations"] = args.expert_iterations
     run_arena(
-        args.a, args.b, args.preset, args.deals, args.workers, args.seed, args.matches, args.json,
-        options=options, progress=not args.no_progress,
+        args.a,
+        args.b,
+        args.preset,
+        args.deals,
+        args.workers,
+        args.seed,
+        args.matches,
+        args.json,
+        options=options,
+        progress=not args.no_progress,
     )
     return 0
 

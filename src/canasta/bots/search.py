@@ -23,6 +23,7 @@ import random
 import time
 
 from ..actions import Action
+from ..cards import F_RED3, FACE, MELD_FACES
 from ..resample import Resampler
 from ..state import State
 from ..view import SeatView
@@ -49,12 +50,99 @@ EXPLORATION = 250.0
 TRUST = 1.0
 
 
-def side_result(state: State, seat: int, hands: bool = True) -> float:
+def pair_evidence(memory: Memory, seat: int, players: int) -> list[tuple[int, int, float]]:
+    """(seat, face, strength) for every other seat the public history says holds no pair of a face.
+
+    The strength is :meth:`Memory.no_pair`: the case made by the seat letting the pile go with
+    that face on top, or throwing the face, faded by its draws since.  Normal discards by it;
+    the sampled worlds must agree, or a card the next player just refused looks as dangerous
+    as any.
+    """
+    out: list[tuple[int, int, float]] = []
+    for s in range(players):
+        if s == seat:
+            continue
+        for f in MELD_FACES:
+            p = memory.no_pair(s, f)
+            if p > 0.0:
+                out.append((s, f, p))
+    return out
+
+
+def respect_evidence(
+    world: State, evidence: list[tuple[int, int, float]], rng: random.Random
+) -> None:
+    """Break up the sampled pairs the history speaks against, each with the evidence's strength.
+
+    A hidden copy of the face beyond the first goes to a random place in the stock in exchange
+    for a stock card of another face (never a red three, which would have been exposed), so
+    the world keeps every count the view shows.  Copies publicly known to be held stay.
+    """
+    stock = world.stock
+    if not stock:
+        return
+    # faces each seat should not pair: a card swapped in must not make such a pair either
+    faces: dict[int, set[int]] = {}
+    for s, f, _ in evidence:
+        faces.setdefault(s, set()).add(f)
+    for s, f, p in evidence:
+        fc = world.fc[s]
+        if fc[f] < 2:
+            continue
+        spare = [c for c in world.known[s] if FACE[c] == f]  # public: these stay
+        if len(spare) >= 2 or rng.random() >= p:
+            continue
+        hand = world.hands[s]
+        keep = max(1, len(spare))
+        for i, c in enumerate(hand):
+            if fc[f] <= keep:
+                break
+            if FACE[c] != f:
+                continue
+            if c in spare:
+                spare.remove(c)
+                continue
+            avoid = faces[s]
+            for _ in range(16):
+                j = rng.randrange(len(stock))
+                new = stock[j]
+                g = FACE[new]
+                if g != f and g != F_RED3 and not (fc[g] and g in avoid):
+                    stock[j] = c
+                    hand[i] = new
+                    fc[f] -= 1
+                    fc[g] += 1
+                    break
+        hand.sort()
+
+
+def pile_keys(state: State, side: int) -> int:
+    """Natural pairs a side holds while the pile is frozen for it: the keys to the pile (R8)."""
+    if not state.pile or not state.is_frozen_for(side):
+        return 0
+    faces: set[int] = set()
+    for s in range(state.players):
+        if state.side_of[s] == side:
+            fc = state.fc[s]
+            for f in MELD_FACES:
+                if fc[f] >= 2:
+                    faces.add(f)
+    return len(faces)
+
+
+def side_result(
+    state: State, seat: int, hands: bool = True, keys: float = 0.0, pair_key: float = 0.0
+) -> float:
     """The seat's side score minus the best other side's, at the end of (or during) a hand.
 
     During a hand (a truncated rollout) the static evaluation judges: the table, canasta
     chances and the cards held, by :func:`canasta.bots.evaluate.hand_worth` with ``hands``
-    (else every card held counts as penalty, the evaluation before 2 Dec 2026).
+    (else every card held counts as penalty, the evaluation before 2 Dec 2026).  With
+    ``keys``, a frozen pile counts for each side in proportion to its natural pairs, the only
+    way to take it (``keys`` of the pile's value per pair, at most all of it): the static
+    evaluation otherwise counts a pair for nothing, so melding it with a wild looks free.
+    ``pair_key`` adds that many points per such pair whatever the pile holds now (the pile a
+    pair will take is mostly still to come).
     """
     side = state.side_of[seat]
     if state.result is not None:
@@ -74,7 +162,13 @@ def side_result(state: State, seat: int, hands: bool = True) -> float:
             held = sum(ev.hand_worth(state, s) for s in seats)
         else:
             held = -float(sum(ev.hand_penalty(state, s) for s in seats))
-        scores[sd] = ev.side_table_score(state, sd) + 0.5 * ev.side_potential(state, sd, hands) + held
+        scores[sd] = (
+            ev.side_table_score(state, sd) + 0.5 * ev.side_potential(state, sd, hands) + held
+        )
+        if keys or pair_key:
+            pairs = pile_keys(state, sd)
+            if pairs:
+                scores[sd] += min(1.0, keys * pairs) * ev.pile_value(state) + pair_key * pairs
     mine = scores.pop(side)
     return mine - max(scores.values())
 
@@ -111,6 +205,9 @@ class ExpertPlayer:
         exploration: float = EXPLORATION,
         trust: float = TRUST,
         hand_worth: bool = True,
+        evidence: bool = False,
+        keys: float = 0.0,
+        pair_key: float = 0.0,
     ) -> None:
         self.seed = seed
         if time_budget is None and iterations is None:
@@ -124,6 +221,15 @@ class ExpertPlayer:
         self.trust = trust
         #: judge truncated rollouts with the worth of the cards held (False: as penalty only)
         self.hand_worth = hand_worth
+        #: sample worlds that agree with the public evidence of who holds no pair (see
+        #: :func:`respect_evidence`; off: the hidden cards uniformly; measured no better)
+        self.evidence = evidence
+        #: the share of a frozen pile's value a truncated rollout credits per natural pair held
+        #: (see :func:`side_result`; 0: the pile counts for nobody)
+        self.keys = keys
+        #: points a truncated rollout credits per natural pair held while the pile is frozen
+        #: for its side (see :func:`side_result`; 0: off)
+        self.pair_key = pair_key
         self.guide = Policy(NORMAL)
         self.rollout = Policy(ROLLOUT)
         #: iterations (sampled worlds) of the last decision (for benchmarks)
@@ -142,7 +248,9 @@ class ExpertPlayer:
             return view.legal[0]
         if len(options) == 1:
             return options[0]
-        best = self.search(sampler, view.seat or 0, options, rng)
+        seat = view.seat or 0
+        evidence = pair_evidence(memory, seat, view.players) if self.evidence else []
+        best = self.search(sampler, seat, options, rng, evidence=evidence)
         return safe(view, state, best)
 
     @staticmethod
@@ -156,8 +264,19 @@ class ExpertPlayer:
                     break
         return options
 
-    def search(self, sampler: Resampler, seat: int, options: list[Action], rng: random.Random) -> Action:
-        """ISMCTS from the root's ``options``; returns the most visited one."""
+    def search(
+        self,
+        sampler: Resampler,
+        seat: int,
+        options: list[Action],
+        rng: random.Random,
+        *,
+        evidence: list[tuple[int, int, float]] | None = None,
+    ) -> Action:
+        """ISMCTS from the root's ``options``; returns the most visited one.
+
+        ``evidence`` (from :func:`pair_evidence`) shapes every sampled world.
+        """
         root = _Node(seat)
         for a in options:
             root.children[a] = _Node(seat)
@@ -168,10 +287,14 @@ class ExpertPlayer:
         inner = self.inner_candidates
         limit = self.rollout_actions
         hands = self.hand_worth
+        keys = self.keys
+        pair_key = self.pair_key
         done = 0
         path: list[_Node] = []
         while done < budget:
             world = sampler.sample(rng, history=False)
+            if evidence:
+                respect_evidence(world, evidence, rng)
             node = root
             path.clear()
             cands: list[Action] = options
@@ -192,7 +315,9 @@ class ExpertPlayer:
                     if child.visits == 0:
                         u = math.inf
                     else:
-                        u = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                        u = child.total / child.visits + c * math.sqrt(
+                            math.log(child.avail) / child.visits
+                        )
                     if u > best_u:
                         best_u, best, best_a = u, child, a
                 if best is not None and best.visits == 0:
@@ -220,7 +345,7 @@ class ExpertPlayer:
             for nd in path:
                 r = results.get(nd.actor)
                 if r is None:
-                    r = results[nd.actor] = side_result(world, nd.actor, hands)
+                    r = results[nd.actor] = side_result(world, nd.actor, hands, keys, pair_key)
                 nd.visits += 1
                 nd.total += r
                 nd.squares += r * r
