@@ -11,6 +11,8 @@ import signal
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -162,20 +164,27 @@ def loads_counted(loads: dict[str, int], owners: list[str]) -> bool:
     )
 
 
-def test_two_nodes_play_an_online_hand_through_two_owner_crashes(cluster_urls):
-    db, redis_url = cluster_urls
-    nodes = [node(db, redis_url), node(db, redis_url)]
+@contextmanager
+def logged(nodes: list[Any]) -> Iterator[None]:
+    """Run a test's body on these nodes: their logs are printed when it fails, and every node
+    is stopped after it either way."""
     try:
-        cookies = [nodes[i % 2].session() for i in range(4)]
-        try:
-            table = asyncio.run(lobby_match(nodes, cookies, "classic"))
-            asyncio.run(_play_through_crashes(nodes, cookies, table, db, redis_url))
-        except BaseException:
-            print(node_logs(nodes))
-            raise
+        yield
+    except BaseException:
+        print(node_logs(nodes))
+        raise
     finally:
         for n in nodes:
             n.stop()
+
+
+def test_two_nodes_play_an_online_hand_through_two_owner_crashes(cluster_urls):
+    db, redis_url = cluster_urls
+    nodes = [node(db, redis_url), node(db, redis_url)]
+    with logged(nodes):
+        cookies = [nodes[i % 2].session() for i in range(4)]
+        table = asyncio.run(lobby_match(nodes, cookies, "classic"))
+        asyncio.run(_play_through_crashes(nodes, cookies, table, db, redis_url))
 
 
 async def _play_through_crashes(nodes: list[Any], cookies: list[str], table: str, db: str, redis_url: str) -> None:
@@ -382,14 +391,8 @@ def test_a_new_name_shows_at_once_in_a_room_whichever_node_is_asked(cluster_urls
     and sees the room show the new name."""
     db, redis_url = cluster_urls
     nodes = [node(db, redis_url), node(db, redis_url)]
-    try:
+    with logged(nodes):
         asyncio.run(_rename_in_rooms(nodes))
-    except BaseException:
-        print(node_logs(nodes))
-        raise
-    finally:
-        for n in nodes:
-            n.stop()
 
 
 async def _rename_in_rooms(nodes: list[Any]) -> None:
