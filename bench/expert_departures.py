@@ -119,14 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     groups: dict[str, list[float]] = {"all": [r["delta"] for r in rows]}
     for r in rows:
         groups.setdefault(r["kinds"], []).append(r["delta"])
-    out["delta"] = {
-        k: {
-            "n": len(v),
-            "mean": round(_mean_ci(v)[0], 1),
-            "ci95": [round(x, 1) for x in _mean_ci(v)[1:]],
-        }
-        for k, v in groups.items()
-    }
+    out["delta"] = {}
+    for k, v in groups.items():
+        mean, lo, hi = _mean_ci(v)
+        out["delta"][k] = {"n": len(v), "mean": round(mean, 1), "ci95": [round(lo, 1), round(hi, 1)]}
     if args.out:
         Path(args.out).write_text(json.dumps(out))
     if args.json:

@@ -10,7 +10,7 @@ treats the forwarded socket like its own (:class:`RemoteConn`). The database's (
 uniqueness stays the last guard against two writers.
 
 Channels (JSON messages): ``canasta:in:<resource>`` to a resource's owner (``join``, ``msg``,
-``leave`` of one forwarded socket), and ``canasta:node:<node>`` to a node (``send`` or
+``leave`` of one forwarded socket; ``rename`` of an account, to the lobby), and ``canasta:node:<node>`` to a node (``send`` or
 ``close`` for one of its sockets). A ``send`` of a message the owner encoded already carries
 it after the JSON header and a newline, as it is (see :meth:`RedisCluster.publish`).
 """
