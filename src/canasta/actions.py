@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from typing import Any, Final, NamedTuple
 
-from .cards import FACE_TOKEN, card_str, parse_card, parse_rank
+from .cards import (
+    F_DEUCE,
+    FACE,
+    FACE_TOKEN,
+    JOKER,
+    NUM_CODES,
+    NUM_FACES,
+    card_str,
+    parse_card,
+    parse_rank,
+)
 from .errors import FormatError
 
 
@@ -78,6 +88,36 @@ NO: Final = Answer(False)
 DECLINE: Final = Decline()
 #: the discard action of each card code, shared (actions are immutable)
 DISCARDS: Final[tuple[Discard, ...]] = tuple(Discard(c) for c in range(53))
+
+
+# One-group actions (a meld or a pile take of one rank: its naturals from the hand, in code
+# order, then at most one wild) are built once and shared.  Their key is
+# ``(rank * 81 + suits) * 6 + wild``: ``suits`` counts the naturals of each suit in base 3
+# (``SUIT_WEIGHT``; two copies of a card at most), ``wild`` is ``WILD_SLOT`` of the wild card
+# (0 none, 1..4 a deuce by suit, 5 a joker).
+SUIT_WEIGHT: Final[tuple[int, ...]] = (1, 3, 9, 27)
+WILD_SLOT: Final[tuple[int, ...]] = tuple(
+    1 + c % 4 if FACE[c] == F_DEUCE else 5 if c == JOKER else 0 for c in range(NUM_CODES)
+)
+#: how many one-group keys there are
+GROUP_KEYS: Final = NUM_FACES * 81 * 6
+
+
+def group_of_key(key: int) -> Group:
+    """The group a one-group key stands for (see ``SUIT_WEIGHT``).
+
+    >>> key = (9 * 81 + SUIT_WEIGHT[1] + 2 * SUIT_WEIGHT[3]) * 6 + WILD_SLOT[JOKER]
+    >>> _group_text(group_of_key(key))
+    'T:TD,TS,TS,JK'
+    """
+    rank, rest = divmod(key, 81 * 6)
+    suits, slot = divmod(rest, 6)
+    cards: list[int] = []
+    for suit in range(4):
+        cards.extend([4 * rank + suit] * ((suits // SUIT_WEIGHT[suit]) % 3))
+    if slot:
+        cards.append(JOKER if slot == 5 else 4 * F_DEUCE + slot - 1)
+    return Group(rank, tuple(cards))
 
 
 def group(rank: str, cards: str | list[str]) -> Group:

@@ -9,12 +9,26 @@ The solvers it uses live in :mod:`canasta.going_out` and :mod:`canasta.pickup`.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Final
 
-from .actions import ASK, DECLINE, DISCARDS, DRAW, NO, YES, Action, Discard, Group, Meld
-from .cards import F_DEUCE, F_JOKER, JOKER, MELD_FACES, value_of
+from .actions import (
+    ASK,
+    DECLINE,
+    DISCARDS,
+    DRAW,
+    GROUP_KEYS,
+    NO,
+    SUIT_WEIGHT,
+    WILD_SLOT,
+    YES,
+    Action,
+    Discard,
+    Group,
+    Meld,
+    group_of_key,
+)
+from .cards import F_DEUCE, F_JOKER, FACE, JOKER, MELD_FACES, NUM_FACES, value_of
 from .checks import check, take_is_compulsory
 from .going_out import can_go_out
 from .hand import HandState
@@ -123,53 +137,59 @@ def _single_groups(state: HandState, out: list[Action]) -> None:
     have = state.canastas[side]
     keep_two = state.turn_state.ask == "no"
     fc = state.fc[seat]
-    # The hand is sorted by code and a meld rank's codes are 4r..4r+3: its cards are one slice.
-    wild_codes = [hand[bisect_left(hand, 4 * F_DEUCE)]] if fc[F_DEUCE] else []
+    # One pass over the hand: each rank's naturals as a key (their suits' counts in base 3;
+    # the hand is sorted, so a rank's cards are listed in code order), and the lowest deuce.
+    keys = [0] * NUM_FACES
+    first_deuce = -1
+    for c in hand:
+        f = FACE[c]
+        if f == F_DEUCE:
+            if first_deuce < 0:
+                first_deuce = c
+        else:
+            keys[f] += SUIT_WEIGHT[c & 3]
+    wild_codes: list[int] = []
+    if first_deuce >= 0:
+        wild_codes.append(first_deuce)
     if fc[F_JOKER]:
         wild_codes.append(JOKER)
     # R10.2: a meld leaving fewer than two cards is legal only with the canastas to go out,
     # counting a canasta it completes itself (and never after a "no", R11)
     completing_ok = not keep_two and have + 1 >= need
     as_is_ok = not keep_two and have >= need
-    cache = _SINGLE
     for r in MELD_FACES:
         m = melds[r]
         n = fc[r]
+        base = (r * 81 + keys[r]) * 6
         if n:
-            i = bisect_left(hand, 4 * r)
-            nat = tuple(hand[i : i + n])
             after = h - n
             if m is not None:
                 before = len(m.cards)
                 if after >= 2 or (completing_ok if before < CANASTA_SIZE <= before + n else as_is_ok):
-                    action = cache.get((r, nat))
-                    out.append(action if action is not None else single_meld(r, nat))
+                    out.append(_single_at(base))
             else:
                 if n >= 3 and (after >= 2 or (completing_ok if n >= CANASTA_SIZE else as_is_ok)):
-                    action = cache.get((r, nat))
-                    out.append(action if action is not None else single_meld(r, nat))
+                    out.append(_single_at(base))
                 if n >= 2 and wild_codes and (after >= 3 or (completing_ok if n + 1 >= CANASTA_SIZE else as_is_ok)):
                     for w in wild_codes:
-                        out.append(single_meld(r, nat + (w,)))
+                        out.append(_single_at(base + WILD_SLOT[w]))
         if m is not None and wild_codes:
             before = len(m.cards)
             if s.wild_capacity(m.naturals, m.wilds, before) >= 1:
                 if h >= 3 or (completing_ok if before + 1 == CANASTA_SIZE else as_is_ok):
+                    base = r * 81 * 6
                     for w in wild_codes:
-                        out.append(single_meld(r, (w,)))
+                        out.append(_single_at(base + WILD_SLOT[w]))
 
 
-#: one-group meld actions already built, by (rank, cards): a few thousand at most, since the
-#: cards are a rank's sorted naturals (two copies of four codes) with at most one wild
-_SINGLE: Final[dict[tuple[int, tuple[int, ...]], Meld]] = {}
+#: the one-group meld actions, by their key (:data:`canasta.actions.SUIT_WEIGHT`), built when first met
+_SINGLE: Final[list[Meld | None]] = [None] * GROUP_KEYS
 
 
-def single_meld(rank: int, cards: tuple[int, ...]) -> Meld:
-    """The meld action of one group (shared: actions are immutable values)."""
-    key = (rank, cards)
-    action = _SINGLE.get(key)
+def _single_at(key: int) -> Meld:
+    action = _SINGLE[key]
     if action is None:
-        action = _SINGLE[key] = Meld((Group(rank, cards),))
+        action = _SINGLE[key] = Meld((group_of_key(key),))
     return action
 
 

@@ -8,9 +8,10 @@ back cards when the largest plan would leave too few (R10.2).
 from __future__ import annotations
 
 from bisect import insort
+from typing import Final
 
-from .actions import Group, TakePile
-from .cards import F_DEUCE, F_JOKER, FACE, IS_WILD, MELD_FACES, NUM_FACES, VALUE, value_of
+from .actions import GROUP_KEYS, SUIT_WEIGHT, WILD_SLOT, Group, TakePile, group_of_key
+from .cards import F_DEUCE, F_JOKER, FACE, IS_WILD, JOKER, MELD_FACES, NUM_FACES, VALUE, value_of
 from .checks import check, pile_group_refusal
 from .errors import IllegalAction
 from .going_out import meld_all, wilds_of
@@ -31,26 +32,52 @@ def _take_candidates(state: HandState) -> list[TakePile]:
     side = state.side_of[state.turn]
     r = FACE[state.pile[-1]]
     frozen = state.is_frozen_for(side)
-    nat: list[int] = []
+    # the naturals of the top's rank (R8) as one-group keys: the first one, two, and all
+    n = 0
+    first = -1
+    two = 0
+    every = 0
     for c in hand:
         if FACE[c] == r:
-            nat.append(c)
+            weight = SUIT_WEIGHT[c & 3]
+            if n == 0:
+                first = c
+            if n < 2:
+                two += weight
+            every += weight
+            n += 1
+    base = r * 81 * 6
     out: list[TakePile] = []
     if not frozen and state.melds[side][r] is not None:
-        out.append(TakePile((Group(r, ()),)))
-        if nat and len(nat) < 2:
-            out.append(TakePile((Group(r, tuple(nat)),)))
-    if len(nat) >= 2:
-        out.append(TakePile((Group(r, tuple(nat[:2])),)))
-        if len(nat) > 2:
-            out.append(TakePile((Group(r, tuple(nat)),)))
-    if not frozen and nat:
-        seen: set[int] = set()
-        for w in wilds_of(hand):
-            if FACE[w] not in seen:
-                seen.add(FACE[w])
-                out.append(TakePile((Group(r, (nat[0], w)),)))
+        out.append(_take_at(base))
+        if n == 1:
+            out.append(_take_at(base + every * 6))
+    if n >= 2:
+        out.append(_take_at(base + two * 6))
+        if n > 2:
+            out.append(_take_at(base + every * 6))
+    if not frozen and n:
+        one = base + SUIT_WEIGHT[first & 3] * 6
+        deuce = state.fc[state.turn][F_DEUCE]
+        if deuce:
+            for c in hand:  # the lowest deuce: the hand is sorted by code
+                if FACE[c] == F_DEUCE:
+                    out.append(_take_at(one + WILD_SLOT[c]))
+                    break
+        if state.fc[state.turn][F_JOKER]:
+            out.append(_take_at(one + WILD_SLOT[JOKER]))
     return out
+
+
+#: the one-group pile takes, by their key (:data:`canasta.actions.SUIT_WEIGHT`), built when first met
+_TAKES: Final[list[TakePile | None]] = [None] * GROUP_KEYS
+
+
+def _take_at(key: int) -> TakePile:
+    action = _TAKES[key]
+    if action is None:
+        action = _TAKES[key] = TakePile((group_of_key(key),))
+    return action
 
 
 def opening_groups(

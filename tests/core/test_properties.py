@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
 from canasta import Game, Settings, position_to_json
+from canasta.actions import GROUP_KEYS, SUIT_WEIGHT, WILD_SLOT, Group, group_of_key
+from canasta.cards import JOKER, MELD_FACES
 
 from .invariants import (
     arbitrary_action,
@@ -284,3 +286,24 @@ def test_random_hands_with_house_rules(s, seed):
     assert all(len(h) == s.hand_size for h in g.state.hands)
     play_hand(g, random.Random(seed), deep=0)
     check_replay(g)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(
+    rank=hst.sampled_from(MELD_FACES),
+    counts=hst.lists(hst.integers(0, 2), min_size=4, max_size=4),
+    wild=hst.sampled_from([None, 4, 5, 6, 7, JOKER]),
+)
+def test_one_group_keys_name_exactly_their_cards(rank, counts, wild):
+    # the shared one-group actions (legal.py, pickup.py) are found by this key: each key must
+    # stand for exactly the naturals (in code order) and the wild it was made from
+    naturals = tuple(4 * rank + suit for suit in range(4) for _ in range(counts[suit]))
+    suits = sum(n * w for n, w in zip(counts, SUIT_WEIGHT, strict=True))
+    key = (rank * 81 + suits) * 6 + (WILD_SLOT[wild] if wild is not None else 0)
+    assert 0 <= key < GROUP_KEYS
+    assert group_of_key(key) == Group(rank, naturals + ((wild,) if wild is not None else ()))
+
+
+def test_one_group_keys_are_distinct():
+    groups = {group_of_key(k) for r in MELD_FACES for k in range(r * 486, (r + 1) * 486)}
+    assert len(groups) == len(MELD_FACES) * 486
