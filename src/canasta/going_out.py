@@ -51,14 +51,17 @@ def can_go_out(state: HandState) -> Meld | Discard | None:
     melds = state.melds[side]
     # Cards that cannot be melded at all must be the discard: at most one of them (most hands
     # stop here, so this first test stays inline).
-    orphans: list[int] = []
+    orphan = -1
     for r in MELD_FACES:
         if fc[r] == 1 and melds[r] is None:
-            if orphans:
+            if orphan >= 0:
                 return None
-            for c in hand:
-                if FACE[c] == r:
-                    orphans.append(c)
+            orphan = r
+    orphans: list[int] = []
+    if orphan >= 0:
+        for c in hand:
+            if FACE[c] == orphan:
+                orphans.append(c)
     orphans = _black_three_orphans(hand, fc, s, orphans)
     if len(orphans) > 1 or not _canastas_reachable(fc, melds, need - state.canastas[side]):
         return None

@@ -11,7 +11,18 @@ from bisect import insort
 from typing import Final
 
 from .actions import GROUP_KEYS, SUIT_WEIGHT, WILD_SLOT, Group, TakePile, group_of_key
-from .cards import F_DEUCE, F_JOKER, FACE, IS_WILD, JOKER, MELD_FACES, NUM_FACES, VALUE, value_of
+from .cards import (
+    F_DEUCE,
+    F_JOKER,
+    F_RED3,
+    FACE,
+    IS_WILD,
+    JOKER,
+    MELD_FACES,
+    NUM_FACES,
+    VALUE,
+    value_of,
+)
 from .checks import check, pile_group_refusal
 from .errors import IllegalAction
 from .going_out import meld_all, wilds_of
@@ -89,20 +100,26 @@ def opening_groups(
     ``forced_extra`` naturals not from the hand (the top card).  Returns a list of card lists,
     one per group, the forced group first; wilds are placed jokers first.
     """
-    by_face: list[list[int]] = [[] for _ in range(NUM_FACES)]
-    for c in hand:
-        by_face[FACE[c]].append(c)
+    # The hand is sorted by code, and with no red three in it (R9 exposes them) the faces come
+    # in code order too: each face's cards are one slice, from the counts of the faces below.
+    if fc[F_RED3]:
+        hand = [c for c in hand if FACE[c] != F_RED3]
+    start = [0] * NUM_FACES
+    at = 0
+    for f in range(F_JOKER + 1):
+        start[f] = at
+        at += fc[f]
     groups: list[list[int]] = []
     pairs: list[list[int]] = []
     for r in MELD_FACES:
         n = fc[r]
         if r == forced:
-            groups.insert(0, by_face[r])
+            groups.insert(0, hand[start[r] : start[r] + n])
         elif n >= 3:
-            groups.append(by_face[r])
+            groups.append(hand[start[r] : start[r] + n])
         elif n == 2:
-            pairs.append(by_face[r])
-    wilds = by_face[F_JOKER] + by_face[F_DEUCE]
+            pairs.append(hand[start[r] : start[r] + n])
+    wilds = hand[start[F_JOKER] : start[F_JOKER] + fc[F_JOKER]] + hand[start[F_DEUCE] : start[F_DEUCE] + fc[F_DEUCE]]
     pairs.sort(key=lambda p: -VALUE[p[0]])
     for p in pairs:
         if not wilds:

@@ -47,6 +47,33 @@ def unseen_cards(view: SeatView) -> list[int]:
     return out
 
 
+def shuffle(rng: random.Random, cards: list[int]) -> None:
+    """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does.
+
+    For a plain :class:`random.Random` this is CPython's own algorithm (Fisher–Yates, each index
+    drawn with ``getrandbits`` and rejection), written out so that a compiled core runs it
+    natively: the same permutation and the same generator state after it.  Other generators
+    use their own ``shuffle``.
+
+    >>> a, b = list(range(10)), list(range(10))
+    >>> random.Random(5).shuffle(a); shuffle(random.Random(5), b); a == b
+    True
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    i = len(cards) - 1
+    while i > 0:
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
+
+
 class Resampler:
     """Fast repeated sampling from one view: the fixed parts are prepared once."""
 
@@ -91,7 +118,7 @@ class Resampler:
         """One state consistent with the view."""
         state = self.base.copy(history=history)
         pool = self.pool[:]
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         i = 0
         for s, k in enumerate(self.need):
             if k:
@@ -100,7 +127,7 @@ class Resampler:
         stock = pool[i:]
         if self.reds:
             stock.extend(self.reds)
-            rng.shuffle(stock)
+            shuffle(rng, stock)
         state.stock = stock
         fc = state.fc
         for s, hand in enumerate(state.hands):

@@ -18,6 +18,7 @@ from hypothesis import strategies as hst
 from canasta import Game, Settings, position_to_json
 from canasta.actions import GROUP_KEYS, SUIT_WEIGHT, WILD_SLOT, Group, group_of_key
 from canasta.cards import JOKER, MELD_FACES
+from canasta.resample import shuffle
 
 from .invariants import (
     arbitrary_action,
@@ -307,3 +308,15 @@ def test_one_group_keys_name_exactly_their_cards(rank, counts, wild):
 def test_one_group_keys_are_distinct():
     groups = {group_of_key(k) for r in MELD_FACES for k in range(r * 486, (r + 1) * 486)}
     assert len(groups) == len(MELD_FACES) * 486
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(seed=hst.integers(0, 2**64), size=hst.integers(0, 120))
+def test_the_resampler_shuffle_is_the_standard_one(seed, size):
+    # the worlds a search samples stay those of random.Random.shuffle: same order, same state
+    ours, theirs = random.Random(seed), random.Random(seed)
+    a, b = list(range(size)), list(range(size))
+    shuffle(ours, a)
+    theirs.shuffle(b)
+    assert a == b
+    assert ours.getstate() == theirs.getstate()
