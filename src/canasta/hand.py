@@ -122,7 +122,7 @@ class HandState(TurnFacts):
         "settings", "players", "hand_number", "dealer", "scores", "team_of",
         "hands", "fc", "stock", "pile", "pile_wild", "pile_red3", "pile_black3",
         "side_of", "melds", "canastas", "nmelds", "red3", "melded",
-        "turn", "phase", "turn_state", "known", "history", "result", "merged",
+        "turn", "phase", "turn_state", "known", "history", "result", "merged", "seen_history",
     )
 
     settings: Settings  # the rules (R2)
@@ -151,6 +151,9 @@ class HandState(TurnFacts):
     history: list[Event]
     result: HandResult | None
     merged: bool  # R14: the three-player partnership has formed
+    #: per seat (None: a spectator), the history as that seat sees it, for the views: how many
+    #: events it covers, the last of them and the shown events (see ``view.seen_history``)
+    seen_history: dict[int | None, tuple[int, Event | None, tuple[Event, ...]]] | None
 
     @classmethod
     def empty(
@@ -189,6 +192,7 @@ class HandState(TurnFacts):
         self.history = []
         self.result = None
         self.merged = False
+        self.seen_history = None
         return self
 
     def copy(self: _H, *, history: bool = True) -> _H:
@@ -221,6 +225,7 @@ class HandState(TurnFacts):
         new.history = self.history[:] if history else []
         new.result = self.result
         new.merged = self.merged
+        new.seen_history = None
         return new
 
     # ------------------------------------------------------------------ questions

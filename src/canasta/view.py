@@ -165,14 +165,43 @@ def event_json(e: Event) -> dict[str, Any]:
     return out
 
 
+def seen_history(state: HandState, seat: int | None) -> tuple[Event, ...]:
+    """The hand's history as ``seat`` sees it: another seat's draws from the stock hidden.
+
+    A history only grows, and every change builds a view for each recipient, so the state keeps
+    each seat's shown history and extends it by the new events only (it starts afresh when the
+    events it covered are not there any more).
+    """
+    history = state.history
+    n = len(history)
+    cache = state.seen_history
+    if cache is None:
+        cache = state.seen_history = {}
+    done = cache.get(seat)
+    if done is not None:
+        count, last, shown = done
+        if count == n and (n == 0 or history[n - 1] is last):
+            return shown
+        if count < n and (count == 0 or history[count - 1] is last):
+            shown = shown + _shown(history, count, seat)
+            cache[seat] = (n, history[n - 1], shown)
+            return shown
+    shown = _shown(history, 0, seat)
+    cache[seat] = (n, history[n - 1] if n else None, shown)
+    return shown
+
+
+def _shown(history: list[Event], start: int, seat: int | None) -> tuple[Event, ...]:
+    # built directly: ``_replace`` costs several times more
+    return tuple(
+        e if e.seat == seat or not e.drawn else Event(e.seat, e.action, (), e.ndrawn, e.red_threes, e.taken, e.top)
+        for e in history[start:]
+    )
+
+
 def make_view(state: HandState, seat: int | None) -> SeatView:
     """Build ``seat``'s view of ``state`` (``None``: spectator)."""
-    # another seat's draws from the stock are hidden (built directly: ``_replace`` costs
-    # several times more, and every change builds a view for each recipient)
-    history = tuple(
-        e if e.seat == seat or not e.drawn else Event(e.seat, e.action, (), e.ndrawn, e.red_threes, e.taken, e.top)
-        for e in state.history
-    )
+    history = seen_history(state, seat)
     return SeatView(
         seat=seat,
         settings=state.settings,

@@ -90,3 +90,32 @@ def _dealt_state():
     from canasta import Game, Settings
 
     return Game(Settings.preset("classic"), seed=3).state
+
+
+def test_the_kept_history_of_each_view_matches_the_history_whatever_the_order_of_asking():
+    # views reuse the history they showed before (view.seen_history): whichever seats ask,
+    # in whatever order, and after copies that go different ways, each view must show the
+    # whole history with exactly the other seats' stock draws hidden
+    from canasta import Game, Settings
+
+    rng = random.Random(3)
+    st = Game(Settings.preset("classic"), seed=5).state
+    fork = None
+    steps = 0
+    while not st.is_over:
+        states = [st] if fork is None else [st, fork]
+        for s in states:
+            for seat in rng.sample([0, 1, 2, 3, None], rng.randrange(1, 6)):
+                shown = s.view(seat).history
+                assert len(shown) == len(s.history)
+                for e, mine in zip(s.history, shown, strict=True):
+                    hidden = e.seat != seat and e.drawn
+                    assert mine == (e._replace(drawn=()) if hidden else e)
+        steps += 1
+        if steps == 20:
+            fork = st.copy()
+        for s in states:
+            if not s.is_over:
+                acts = s.legal_actions()
+                s.apply(acts[rng.randrange(len(acts))])
+    assert steps > 40
