@@ -327,3 +327,12 @@ def test_r7_frozen_pair_counts_only_while_the_piles_cards_freeze_it(
     # the same pair held by the opponents counts against the seat
     _hold(st, (seat + 1) % 4, "QH QS 6C 9H")
     assert side_result(st, seat, frozen_pair=80.0) - side_result(st, seat) == pytest.approx(0.0)
+
+
+def test_expert_credits_frozen_pairs_by_default() -> None:
+    """Expert ships with ``frozen_pair`` 80 (the bots README: confirmed on 200 seed-1 deals)."""
+    from canasta.bots.search import FROZEN_PAIR
+
+    assert FROZEN_PAIR == 80.0
+    assert make_player("expert", seed=1).frozen_pair == FROZEN_PAIR
+    assert ExpertPlayer(1, frozen_pair=0.0).frozen_pair == 0.0

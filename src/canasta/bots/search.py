@@ -48,6 +48,10 @@ MAX_DEPTH = 6
 EXPLORATION = 250.0
 #: standard errors by which the search's favourite must beat Normal's first choice (0: off)
 TRUST = 1.0
+#: points the leaf credits per natural pair held while the pile's own cards freeze it (R7):
+#: Normal's own price for keeping such a pair (``pair_wild`` -80); see the bots README,
+#: "Expert in bicycle: a natural pair is a key to a pile its cards freeze"
+FROZEN_PAIR = 80.0
 
 
 def pair_evidence(memory: Memory, seat: int, players: int) -> list[tuple[int, int, float]]:
@@ -232,7 +236,7 @@ class ExpertPlayer:
         evidence: bool = False,
         keys: float = 0.0,
         pair_key: float = 0.0,
-        frozen_pair: float = 0.0,
+        frozen_pair: float = FROZEN_PAIR,
     ) -> None:
         self.seed = seed
         if time_budget is None and iterations is None:
@@ -256,7 +260,7 @@ class ExpertPlayer:
         #: for its side (see :func:`side_result`; 0: off)
         self.pair_key = pair_key
         #: points a truncated rollout credits per natural pair held while the pile's own cards
-        #: freeze it (see :func:`side_result`; 0: off)
+        #: freeze it (see :func:`side_result`; 0: off, the evaluation before 2 Dec 2026)
         self.frozen_pair = frozen_pair
         self.guide = Policy(NORMAL)
         self.rollout = Policy(ROLLOUT)
