@@ -284,3 +284,55 @@ def test_r8_frozen_pile_counts_for_the_side_holding_natural_pairs() -> None:
                 assert pile_keys(st, side) == 0
         checked += want != 0
     assert checked > 0
+
+
+def _pile(st, cards: str) -> None:
+    st.pile = []
+    st.pile_wild = st.pile_red3 = st.pile_black3 = 0
+    for c in cards.split():
+        st.push_pile(parse_card(c))
+
+
+@pytest.mark.parametrize(
+    ("preset", "pile", "opened", "credited"),
+    [
+        # R7.3: a black three freezes the pile only under black_three=freeze (bicycle)
+        ("bicycle", "5C 3S 8H", True, True),
+        ("classic", "5C 3S 8H", True, False),
+        # R7.1: a wild card freezes it in every preset
+        ("classic", "5C 2H 8H", True, True),
+        ("bicycle", "5C 2H 8H", True, True),
+        # R7.4: frozen for a side that has not opened, but its opening meld lifts that
+        ("classic", "5C 8H", False, False),
+        ("bicycle", "5C 8H", False, False),
+    ],
+)
+def test_r7_frozen_pair_counts_only_while_the_piles_cards_freeze_it(
+    preset: str, pile: str, opened: bool, credited: bool
+) -> None:
+    """``frozen_pair``: a natural pair is a key only to a pile its own cards freeze (R7, R8)."""
+    st = Game(Settings.preset(preset), seed=5).state
+    seat = st.turn
+    mine, theirs = st.side_of[seat], st.side_of[(seat + 1) % 4]
+    _hold(st, seat, "KH KS 7D 9C")  # one natural pair
+    for s, cards in ((1, "4D 6C 9H JS"), (2, "5D 7S TH QC"), (3, "4C 6D 9S JH")):
+        _hold(st, (seat + s) % 4, cards)  # singles only
+    st.nmelds[mine] = 1 if opened else 0
+    st.nmelds[theirs] = 1
+    _pile(st, pile)
+    assert st.is_frozen_for(mine) == (credited or not opened)
+    gain = side_result(st, seat, frozen_pair=80.0) - side_result(st, seat)
+    assert gain == pytest.approx(80.0 if credited else 0.0)
+    assert pile_keys(st, mine, by_cards=True) == (1 if credited else 0)
+    # the same pair held by the opponents counts against the seat
+    _hold(st, (seat + 1) % 4, "QH QS 6C 9H")
+    assert side_result(st, seat, frozen_pair=80.0) - side_result(st, seat) == pytest.approx(0.0)
+
+
+def test_expert_credits_frozen_pairs_by_default() -> None:
+    """Expert ships with ``frozen_pair`` 80 (the bots README: confirmed on 200 seed-1 deals)."""
+    from canasta.bots.search import FROZEN_PAIR
+
+    assert FROZEN_PAIR == 80.0
+    assert make_player("expert", seed=1).frozen_pair == FROZEN_PAIR
+    assert ExpertPlayer(1, frozen_pair=0.0).frozen_pair == 0.0

@@ -48,6 +48,10 @@ MAX_DEPTH = 6
 EXPLORATION = 250.0
 #: standard errors by which the search's favourite must beat Normal's first choice (0: off)
 TRUST = 1.0
+#: points the leaf credits per natural pair held while the pile's own cards freeze it (R7):
+#: Normal's own price for keeping such a pair (``pair_wild`` -80); see the bots README,
+#: "Expert in bicycle: a natural pair is a key to a pile its cards freeze"
+FROZEN_PAIR = 80.0
 
 
 def pair_evidence(memory: Memory, seat: int, players: int) -> list[tuple[int, int, float]]:
@@ -116,9 +120,24 @@ def respect_evidence(
         hand.sort()
 
 
-def pile_keys(state: State, side: int) -> int:
-    """Natural pairs a side holds while the pile is frozen for it: the keys to the pile (R8)."""
+def frozen_by_cards(state: State) -> bool:
+    """R7: does the pile's own content freeze it, for every side, until it is taken?
+
+    A wild card or a red three in the pile, or a black three where the settings make black
+    threes freeze (bicycle); not the freeze of a side that has not opened, which its opening
+    meld lifts.
+    """
+    return state.settings.is_frozen(state.pile_wild, state.pile_red3, state.pile_black3, 1)
+
+
+def pile_keys(state: State, side: int, by_cards: bool = False) -> int:
+    """Natural pairs a side holds while the pile is frozen for it: the keys to the pile (R8).
+
+    With ``by_cards``, only while the pile's cards freeze it (:func:`frozen_by_cards`).
+    """
     if not state.pile or not state.is_frozen_for(side):
+        return 0
+    if by_cards and not frozen_by_cards(state):
         return 0
     faces: set[int] = set()
     for s in range(state.players):
@@ -131,7 +150,12 @@ def pile_keys(state: State, side: int) -> int:
 
 
 def side_result(
-    state: State, seat: int, hands: bool = True, keys: float = 0.0, pair_key: float = 0.0
+    state: State,
+    seat: int,
+    hands: bool = True,
+    keys: float = 0.0,
+    pair_key: float = 0.0,
+    frozen_pair: float = 0.0,
 ) -> float:
     """The seat's side score minus the best other side's, at the end of (or during) a hand.
 
@@ -142,7 +166,9 @@ def side_result(
     way to take it (``keys`` of the pile's value per pair, at most all of it): the static
     evaluation otherwise counts a pair for nothing, so melding it with a wild looks free.
     ``pair_key`` adds that many points per such pair whatever the pile holds now (the pile a
-    pair will take is mostly still to come).
+    pair will take is mostly still to come).  ``frozen_pair`` adds that many points per pair
+    only while the pile's own cards freeze it (:func:`frozen_by_cards`): a side that has not
+    opened unfreezes the pile by opening, so there its pairs are no keys worth keeping.
     """
     side = state.side_of[seat]
     if state.result is not None:
@@ -169,6 +195,8 @@ def side_result(
             pairs = pile_keys(state, sd)
             if pairs:
                 scores[sd] += min(1.0, keys * pairs) * ev.pile_value(state) + pair_key * pairs
+        if frozen_pair:
+            scores[sd] += frozen_pair * pile_keys(state, sd, by_cards=True)
     mine = scores.pop(side)
     return mine - max(scores.values())
 
@@ -208,6 +236,7 @@ class ExpertPlayer:
         evidence: bool = False,
         keys: float = 0.0,
         pair_key: float = 0.0,
+        frozen_pair: float = FROZEN_PAIR,
     ) -> None:
         self.seed = seed
         if time_budget is None and iterations is None:
@@ -230,6 +259,9 @@ class ExpertPlayer:
         #: points a truncated rollout credits per natural pair held while the pile is frozen
         #: for its side (see :func:`side_result`; 0: off)
         self.pair_key = pair_key
+        #: points a truncated rollout credits per natural pair held while the pile's own cards
+        #: freeze it (see :func:`side_result`; 0: off, the evaluation before 2 Dec 2026)
+        self.frozen_pair = frozen_pair
         self.guide = Policy(NORMAL)
         self.rollout = Policy(ROLLOUT)
         #: iterations (sampled worlds) of the last decision (for benchmarks)
@@ -289,6 +321,7 @@ class ExpertPlayer:
         hands = self.hand_worth
         keys = self.keys
         pair_key = self.pair_key
+        frozen_pair = self.frozen_pair
         done = 0
         path: list[_Node] = []
         while done < budget:
@@ -345,7 +378,9 @@ class ExpertPlayer:
             for nd in path:
                 r = results.get(nd.actor)
                 if r is None:
-                    r = results[nd.actor] = side_result(world, nd.actor, hands, keys, pair_key)
+                    r = results[nd.actor] = side_result(
+                        world, nd.actor, hands, keys, pair_key, frozen_pair
+                    )
                 nd.visits += 1
                 nd.total += r
                 nd.squares += r * r
