@@ -120,6 +120,20 @@ def group_of_key(key: int) -> Group:
     return Group(rank, tuple(cards))
 
 
+#: the shared one-group actions: the meld of key ``k`` at ``2k``, the pile take at ``2k + 1``
+_ONE_GROUP: Final[list[Meld | TakePile | None]] = [None] * (2 * GROUP_KEYS)
+
+
+def one_group(key: int, take: bool) -> Meld | TakePile:
+    """The meld (or, with ``take``, the pile take) of the one group ``key`` stands for, shared."""
+    i = 2 * key + take
+    action = _ONE_GROUP[i]
+    if action is None:
+        groups = (group_of_key(key),)
+        action = _ONE_GROUP[i] = TakePile(groups) if take else Meld(groups)
+    return action
+
+
 def group(rank: str, cards: str | list[str]) -> Group:
     """Build a group from notation: ``group("K", "KH,KS")``."""
     from .cards import parse_cards

@@ -10,14 +10,12 @@ The solvers it uses live in :mod:`canasta.going_out` and :mod:`canasta.pickup`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Final
 
 from .actions import (
     ASK,
     DECLINE,
     DISCARDS,
     DRAW,
-    GROUP_KEYS,
     NO,
     SUIT_WEIGHT,
     WILD_SLOT,
@@ -26,7 +24,7 @@ from .actions import (
     Discard,
     Group,
     Meld,
-    group_of_key,
+    one_group,
 )
 from .cards import F_DEUCE, F_JOKER, FACE, JOKER, MELD_FACES, NUM_FACES, value_of
 from .checks import check, take_is_compulsory
@@ -166,31 +164,20 @@ def _single_groups(state: HandState, out: list[Action]) -> None:
             if m is not None:
                 before = len(m.cards)
                 if after >= 2 or (completing_ok if before < CANASTA_SIZE <= before + n else as_is_ok):
-                    out.append(_single_at(base))
+                    out.append(one_group(base, False))
             else:
                 if n >= 3 and (after >= 2 or (completing_ok if n >= CANASTA_SIZE else as_is_ok)):
-                    out.append(_single_at(base))
+                    out.append(one_group(base, False))
                 if n >= 2 and wild_codes and (after >= 3 or (completing_ok if n + 1 >= CANASTA_SIZE else as_is_ok)):
                     for w in wild_codes:
-                        out.append(_single_at(base + WILD_SLOT[w]))
+                        out.append(one_group(base + WILD_SLOT[w], False))
         if m is not None and wild_codes:
             before = len(m.cards)
             if s.wild_capacity(m.naturals, m.wilds, before) >= 1:
                 if h >= 3 or (completing_ok if before + 1 == CANASTA_SIZE else as_is_ok):
                     base = r * 81 * 6
                     for w in wild_codes:
-                        out.append(_single_at(base + WILD_SLOT[w]))
-
-
-#: the one-group meld actions, by their key (:data:`canasta.actions.SUIT_WEIGHT`), built when first met
-_SINGLE: Final[list[Meld | None]] = [None] * GROUP_KEYS
-
-
-def _single_at(key: int) -> Meld:
-    action = _SINGLE[key]
-    if action is None:
-        action = _SINGLE[key] = Meld((group_of_key(key),))
-    return action
+                        out.append(one_group(base + WILD_SLOT[w], False))
 
 
 def _opening_melds(state: HandState, out: list[Action]) -> None:

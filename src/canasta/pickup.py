@@ -8,9 +8,9 @@ back cards when the largest plan would leave too few (R10.2).
 from __future__ import annotations
 
 from bisect import insort
-from typing import Final
+from typing import cast
 
-from .actions import GROUP_KEYS, SUIT_WEIGHT, WILD_SLOT, Group, TakePile, group_of_key
+from .actions import SUIT_WEIGHT, WILD_SLOT, Group, TakePile, one_group
 from .cards import (
     F_DEUCE,
     F_JOKER,
@@ -80,15 +80,8 @@ def _take_candidates(state: HandState) -> list[TakePile]:
     return out
 
 
-#: the one-group pile takes, by their key (:data:`canasta.actions.SUIT_WEIGHT`), built when first met
-_TAKES: Final[list[TakePile | None]] = [None] * GROUP_KEYS
-
-
 def _take_at(key: int) -> TakePile:
-    action = _TAKES[key]
-    if action is None:
-        action = _TAKES[key] = TakePile((group_of_key(key),))
-    return action
+    return cast(TakePile, one_group(key, True))
 
 
 def opening_groups(
