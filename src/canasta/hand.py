@@ -151,9 +151,9 @@ class HandState(TurnFacts):
     history: list[Event]
     result: HandResult | None
     merged: bool  # R14: the three-player partnership has formed
-    #: per seat (None: a spectator), the history as that seat sees it, for the views: how many
-    #: events it covers, the last of them and the shown events (see ``view.seen_history``)
-    seen_history: dict[int | None, tuple[int, Event | None, tuple[Event, ...]]] | None
+    #: per seat (None: a spectator), the history as that seat sees it, for the views: the last
+    #: event it covers and the shown events (see ``view.seen_history``)
+    seen_history: dict[int | None, tuple[Event | None, tuple[Event, ...]]] | None
 
     @classmethod
     def empty(

@@ -173,21 +173,20 @@ def seen_history(state: HandState, seat: int | None) -> tuple[Event, ...]:
     events it covered are not there any more).
     """
     history = state.history
-    n = len(history)
     cache = state.seen_history
     if cache is None:
         cache = state.seen_history = {}
     done = cache.get(seat)
     if done is not None:
-        count, last, shown = done
-        if count == n and (n == 0 or history[n - 1] is last):
-            return shown
-        if count < n and (count == 0 or history[count - 1] is last):
-            shown = shown + _shown(history, count, seat)
-            cache[seat] = (n, history[n - 1], shown)
+        last, shown = done
+        count = len(shown)  # one shown event per event of the history
+        if count <= len(history) and (count == 0 or history[count - 1] is last):
+            if count < len(history):
+                shown = shown + _shown(history, count, seat)
+                cache[seat] = (history[-1], shown)
             return shown
     shown = _shown(history, 0, seat)
-    cache[seat] = (n, history[n - 1] if n else None, shown)
+    cache[seat] = (history[-1] if history else None, shown)
     return shown
 
 

@@ -182,6 +182,8 @@ def side_result(
         return mine - best
     # truncated rollout: table value, canasta chances, minus the cards held
     scores: dict[int, float] = {}
+    # frozen by its cards, the pile is frozen for every side: asked once, not per side
+    by_cards = bool(frozen_pair) and frozen_by_cards(state)
     for sd in set(state.side_of):
         seats = [s for s in range(state.players) if state.side_of[s] == sd]
         if hands:
@@ -195,8 +197,8 @@ def side_result(
             pairs = pile_keys(state, sd)
             if pairs:
                 scores[sd] += min(1.0, keys * pairs) * ev.pile_value(state) + pair_key * pairs
-        if frozen_pair:
-            scores[sd] += frozen_pair * pile_keys(state, sd, by_cards=True)
+        if by_cards:
+            scores[sd] += frozen_pair * pile_keys(state, sd)
     mine = scores.pop(side)
     return mine - max(scores.values())
 
