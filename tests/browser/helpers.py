@@ -61,7 +61,10 @@ def play_simple_turn(page: Any) -> None:
             if version(page) == before:
                 page.click("#btn-take")
     elif phase == "play":
-        page.locator("#hand .card:not(.planned)").last.click()
+        card = page.locator("#hand .card:not(.planned)").last
+        # a suggested discard arrives selected: clicking it again would deselect it
+        if "selected" not in (card.get_attribute("class") or "").split():
+            card.click()
         page.click("#pile")
     wait_version_change(page, before)
 
