@@ -25,7 +25,7 @@ from .errors import CanastaError, FormatError, IllegalAction, SettingsError
 from .game import Game, HandLog, ReplayError, replay_record
 from .legal import LegalActions
 from .position import position_to_json, state_from_position
-from .resample import Resampler, resample
+from .resample import Resampler, fixed_state, resample
 from .results import HandResult, SideScore
 from .rules import PRESETS, Settings, opening_minimum
 from .state import Event, State, TableMeld, TurnState
@@ -36,6 +36,6 @@ __all__ = [
     "Game", "Group", "HandLog", "HandResult", "IllegalAction", "LegalActions", "Meld", "PRESETS", "ReplayError",
     "Resampler", "SeatView", "Settings", "SettingsError", "SideScore", "State", "TableMeld",
     "TakePile", "TurnState", "action_from_json", "action_from_text", "action_to_json", "action_to_text",
-    "opening_minimum", "position_to_json", "replay_record", "resample", "state_from_position",
+    "fixed_state", "opening_minimum", "position_to_json", "replay_record", "resample", "state_from_position",
 ]
 __version__ = "0.1.0"

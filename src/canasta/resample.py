@@ -116,9 +116,13 @@ class Resampler:
 
     def sample(self, rng: random.Random, *, history: bool = True) -> State:
         """One state consistent with the view."""
-        state = self.base.copy(history=history)
         pool = self.pool[:]
         shuffle(rng, pool)
+        return self._deal(self.base.copy(history=history), pool, rng)
+
+    def _deal(self, state: State, pool: list[int], rng: random.Random | None) -> State:
+        """``state`` completed from ``pool``: the other hands' missing cards from its front,
+        the rest the stock (with the red threes, shuffled in when ``rng`` is given)."""
         i = 0
         for s, k in enumerate(self.need):
             if k:
@@ -127,7 +131,8 @@ class Resampler:
         stock = pool[i:]
         if self.reds:
             stock.extend(self.reds)
-            shuffle(rng, stock)
+            if rng is not None:
+                shuffle(rng, stock)
         state.stock = stock
         fc = state.fc
         for s, hand in enumerate(state.hands):
@@ -137,6 +142,14 @@ class Resampler:
                 f[FACE[c]] += 1
             fc[s] = f
         return state
+
+
+def fixed_state(view: SeatView) -> State:
+    """The state consistent with ``view`` whose unseen cards lie in order (the other hands'
+    missing cards first, then the stock): no randomness and no copy, for a player that reads
+    only its own hand and the public facts."""
+    sampler = Resampler(view)
+    return sampler._deal(sampler.base, sampler.pool, None)
 
 
 def resample(view: SeatView, rng: random.Random | int | None = None) -> State:

@@ -8,6 +8,8 @@ legal actions in :mod:`canasta.legal`, the solvers in :mod:`canasta.going_out` a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from . import checks, going_out, moves, pickup
 from .actions import Action, Discard, Meld, TakePile
 from .deal import deal_into
@@ -119,6 +121,7 @@ class State(HandState):
         """The legal actions, lazily: ``len()``, ``in`` and iteration (see :class:`LegalActions`)."""
         return LegalActions(self)
 
-    def view(self, seat: int | None) -> SeatView:
-        """What ``seat`` may know (``None``: a spectator, no hand at all)."""
-        return make_view(self, seat)
+    def view(self, seat: int | None, legal: Sequence[Action] | None = None) -> SeatView:
+        """What ``seat`` may know (``None``: a spectator, no hand at all); ``legal``: this
+        state's :meth:`legal_actions` when the caller has them already."""
+        return make_view(self, seat, legal)

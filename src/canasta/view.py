@@ -7,6 +7,7 @@ discard was seen, so the pile's cards and the cards a player took with it are pu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -77,21 +78,29 @@ class SeatView(TurnFacts):
 
     def frozen_causes(self, side: int) -> list[str]:
         """R7: why the pile is frozen for ``side`` (empty list: not frozen)."""
+        faces = {FACE[c] for c in self.pile}
         return self.settings.frozen_causes(
             wild=any(IS_WILD[c] for c in self.pile),
-            red_three=any(FACE[c] == F_RED3 for c in self.pile),
-            black_three=any(FACE[c] == F_BLACK3 for c in self.pile),
+            red_three=F_RED3 in faces,
+            black_three=F_BLACK3 in faces,
             opened=bool(self.melds[side]),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, history: bool = True) -> dict[str, Any]:
+        """The view as JSON (``history=False``: an empty history, for a caller that places
+        events it has encoded already)."""
         sides = len(self.melds)
         top = self.pile_top
+        text = card_str
+        settings = self.settings
+        causes = [self.frozen_causes(s) for s in range(sides)]
+        blocked = settings.pile_blocked(top)
+        hand = self.hand
         return {
             "format": "canasta-view",
             "version": VIEW_VERSION,
             "seat": self.seat,
-            "settings": self.settings.to_json(),
+            "settings": settings.to_json(),
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "turn": self.turn,
@@ -101,25 +110,25 @@ class SeatView(TurnFacts):
             "scores": list(self.scores),
             "opening_minimums": [opening_minimum(s) for s in self.scores],
             "opened": [self.opened(s) for s in range(sides)],
-            "hand": None if self.hand is None else [card_str(c) for c in self.hand],
+            "hand": None if hand is None else [text(c) for c in hand],
             # R5.1: the ranks each hand card may be staged on, and the meld ranks in table order
-            "hand_targets": None if self.hand is None else [list(stage_targets(c)) for c in self.hand],
+            "hand_targets": None if hand is None else [list(stage_targets(c)) for c in hand],
             "meld_ranks": list(MELD_TOKENS),
             "hand_counts": list(self.hand_counts),
-            "melds": [[meld_json(m, self.settings) for m in ms] for ms in self.melds],
+            "melds": [[meld_json(m, settings) for m in ms] for ms in self.melds],
             "canastas": list(self.canastas),
-            "red_threes": [[card_str(c) for c in r] for r in self.red_threes],
+            "red_threes": [[text(c) for c in r] for r in self.red_threes],
             "pile": {
-                "top": None if top is None else card_str(top),
+                "top": None if top is None else text(top),
                 "size": len(self.pile),
-                "cards": [card_str(c) for c in self.pile],
-                "frozen": [bool(self.frozen_causes(s)) for s in range(sides)],
-                "causes": [self.frozen_causes(s) for s in range(sides)],
-                "blocked": self.settings.pile_blocked(top) is not None,
-                "blocked_reason": self.settings.pile_blocked(top),  # R8.1: a code, or None
+                "cards": [text(c) for c in self.pile],
+                "frozen": [bool(c) for c in causes],
+                "causes": causes,
+                "blocked": blocked is not None,
+                "blocked_reason": blocked,  # R8.1: a code, or None
             },
             "stock_size": self.stock_size,
-            "known": [[card_str(c) for c in k] for k in self.known],
+            "known": [[text(c) for c in k] for k in self.known],
             "melded": list(self.melded),
             "turn_state": {
                 "drew": self.turn_state.drew,
@@ -128,11 +137,11 @@ class SeatView(TurnFacts):
                 "asker": self.turn_state.asker,
             },
             "legal": [action_to_json(a) for a in self.legal],
-            "history": [event_json(e) for e in self.history],
+            "history": [event_json(e) for e in self.history] if history else [],
             "result": None if self.result is None else self.result.to_json(),
             "hands_left": None
             if self.hands_left is None
-            else [[card_str(c) for c in h] for h in self.hands_left],
+            else [[text(c) for c in h] for h in self.hands_left],
         }
 
 
@@ -198,8 +207,9 @@ def _shown(history: list[Event], start: int, seat: int | None) -> tuple[Event, .
     )
 
 
-def make_view(state: HandState, seat: int | None) -> SeatView:
-    """Build ``seat``'s view of ``state`` (``None``: spectator)."""
+def make_view(state: HandState, seat: int | None, legal: Sequence[Action] | None = None) -> SeatView:
+    """Build ``seat``'s view of ``state`` (``None``: spectator); ``legal``: the legal actions of
+    ``state`` when the caller has them already (used only when ``seat`` is to act)."""
     history = seen_history(state, seat)
     return SeatView(
         seat=seat,
@@ -222,7 +232,9 @@ def make_view(state: HandState, seat: int | None) -> SeatView:
         melded=tuple(state.melded),
         turn_state=state.turn_state,
         merged=state.merged,
-        legal=tuple(legal_actions(state)) if seat is not None and seat == state.turn else (),
+        legal=(tuple(legal_actions(state)) if legal is None else tuple(legal))
+        if seat is not None and seat == state.turn
+        else (),
         history=history,
         result=state.result,
         hands_left=tuple(tuple(sorted(h, key=sort_key)) for h in state.hands)

@@ -210,3 +210,41 @@ def test_partner_is_normal_at_every_difficulty() -> None:
         assert seats[2].level == "normal"
         assert seats[1].level == seats[3].level == difficulty
     assert set(computer_seats(3, 1, "beginner")) == {0, 2}
+
+
+def test_normal_reads_on_its_memory_exactly_as_a_fresh_scan() -> None:
+    """Normal keeps the memory of its last decision and reads on from there while the hand
+    goes on; at every decision it equals a scan of the whole history, also when the player is
+    asked about another game's view in between (then it scans afresh)."""
+    from canasta.bots.evaluate import Memory
+    from canasta.bots.players import HeuristicPlayer
+    from canasta.bots.policy import NORMAL
+
+    settings = Settings.preset("two-player")
+    games = [Game(settings, seed=f"memory:{i}") for i in range(2)]
+    bots = [make_player("normal", seed=s) for s in range(2)]
+    player = HeuristicPlayer("normal", NORMAL, seed=1)
+    read_on = fresh = 0
+    for step in range(400):
+        game = games[step % 2 if step > 200 else 0]
+        st = game.state
+        if st.is_over:
+            game.next_hand()
+            continue
+        view = st.view(st.turn)
+        kept = player._memory
+        memory = player._remember(view)
+        read_on += kept is not None and memory is kept[0]
+        fresh += kept is None or memory is not kept[0]
+        assert memory == Memory.from_history(view.history, view.players)
+        st.apply(bots[st.turn].choose(view))
+    assert read_on > 100 and fresh > 10
+
+
+def test_a_view_built_with_the_legal_actions_given_is_the_same_view() -> None:
+    """A caller that has the legal actions (the server, before a computer seat's move) may pass
+    them to the view; the view is the one built without them."""
+    for st in _positions("classic", 8, 5):
+        legal = st.legal_actions()
+        assert st.view(st.turn, legal) == st.view(st.turn)
+        assert st.view((st.turn + 1) % 4, legal) == st.view((st.turn + 1) % 4)

@@ -12,6 +12,7 @@ from canasta import (
     action_from_text,
     action_to_json,
     action_to_text,
+    fixed_state,
     position_to_json,
     resample,
     state_from_position,
@@ -189,15 +190,20 @@ def check_view_privacy(st: State, seat: int | None, rng: random.Random) -> None:
 
 
 def check_resample(st: State, seat: int, rng: random.Random, rollout: bool) -> None:
+    """A sampled world, and the world with the unseen cards in order, both agree with the
+    seat's view and keep every publicly known card where it is."""
     view = st.view(seat)
     sampled = resample(view, rng.randrange(2**32))
-    check_state(sampled)
-    again = sampled.view(seat)
-    for name in view.__dataclass_fields__:
-        assert getattr(again, name) == getattr(view, name), f"resampled view differs in {name}"
-    assert again.to_json() == view.to_json()
-    for s in range(st.players):
-        assert not Counter(st.known[s]) - Counter(sampled.hands[s])
+    for world in (sampled, fixed_state(view)):
+        check_state(world)
+        again = world.view(seat)
+        for name in view.__dataclass_fields__:
+            assert getattr(again, name) == getattr(view, name), f"resampled view differs in {name}"
+        assert again.to_json() == view.to_json()
+        for s in range(st.players):
+            assert not Counter(st.known[s]) - Counter(world.hands[s])
+    fixed = fixed_state(view)
+    assert fixed.hands == fixed_state(view).hands and fixed.stock == fixed_state(view).stock
     if rollout and not sampled.is_over:
         steps = 0
         while not sampled.is_over:

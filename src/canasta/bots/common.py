@@ -6,7 +6,7 @@ import random
 from typing import Protocol
 
 from ..actions import Action
-from ..resample import Resampler
+from ..resample import Resampler, fixed_state
 from ..state import State
 from ..view import SeatView
 
@@ -31,8 +31,9 @@ def decision_rng(seed: int | None, view: SeatView) -> random.Random:
 
 
 def own_state(view: SeatView, rng: random.Random | None = None) -> State:
-    """A full state consistent with the view; policies read only the seat's hand and public facts."""
-    return Resampler(view).sample(rng or random.Random(0))
+    """A full state consistent with the view; policies read only the seat's hand and public
+    facts, so the unseen cards stay in order unless ``rng`` shuffles them."""
+    return fixed_state(view) if rng is None else Resampler(view).sample(rng)
 
 
 def safe(view: SeatView, state: State, action: Action) -> Action:

@@ -49,17 +49,33 @@ class Memory:
     #: per seat: cards drawn from the stock so far this hand (public counts)
     drawn: list[int] = field(default_factory=list)
 
+    #: the scan's place: events read, and the pile's top card and size after them
+    scanned: int = 0
+    top: int | None = None
+    size: int = 0
+
     @staticmethod
     def from_history(history: Sequence[Event], players: int) -> Memory:
         """Scan a hand's public history (events from a view or a state)."""
-        discarded = [[0] * NUM_FACES for _ in range(players)]
-        passed = [[0] * NUM_FACES for _ in range(players)]
-        evidence = [[0.0] * NUM_FACES for _ in range(players)]
-        evidence_at = [[0] * NUM_FACES for _ in range(players)]
-        drawn = [0] * players
-        top: int | None = None
-        size = 0  # pile size
-        for e in history:
+        memory = Memory(
+            [[0] * NUM_FACES for _ in range(players)],
+            [[0] * NUM_FACES for _ in range(players)],
+            [[0.0] * NUM_FACES for _ in range(players)],
+            [[0] * NUM_FACES for _ in range(players)],
+            [0] * players,
+        )
+        memory.scan(history, 0)
+        return memory
+
+    def scan(self, history: Sequence[Event], start: int) -> None:
+        """Read on from event ``start`` of ``history``, of which this memory has read exactly
+        the events before ``start``."""
+        discarded, passed, evidence, evidence_at, drawn = (
+            self.discarded, self.passed, self.evidence, self.evidence_at, self.drawn
+        )
+        top, size = self.top, self.size
+        for i in range(start, len(history)):
+            e = history[i]
             a = e.action
             seat = e.seat
             if a is None:
@@ -87,7 +103,7 @@ class Memory:
                     evidence[seat][f] = max(evidence[seat][f] * 0.5, 0.85 if size >= 3 else 0.4)
                     evidence_at[seat][f] = drawn[seat]
                 drawn[seat] += e.ndrawn
-        return Memory(discarded, passed, evidence, evidence_at, drawn)
+        self.top, self.size, self.scanned = top, size, len(history)
 
     def no_pair(self, seat: int, face: int) -> float:
         """0..1: the public history's case that ``seat`` holds no natural pair of ``face`` now.

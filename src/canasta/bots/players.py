@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..actions import Action
+from ..hand import Event
 from ..view import SeatView
 from .common import Player, decision_rng, own_state, safe
 from .evaluate import Memory
@@ -37,14 +38,32 @@ class HeuristicPlayer:
         self.seed = seed
         self.policy = Policy(style)
         self.memory = memory
+        #: the last decision's memory and the history it read (read on while the hand goes on)
+        self._memory: tuple[Memory, tuple[Event, ...]] | None = None
 
     def choose(self, view: SeatView) -> Action:
         if len(view.legal) == 1:
             return view.legal[0]
         rng = decision_rng(self.seed, view)
         state = own_state(view)
-        memory = Memory.from_history(view.history, view.players) if self.memory else None
+        memory = self._remember(view) if self.memory else None
         return safe(view, state, self.policy.choose(state, rng, memory))
+
+    def _remember(self, view: SeatView) -> Memory:
+        """The memory of ``view``'s history: the last one read on when this history extends
+        the one it read (the same seat's view later in the same hand), else a fresh scan."""
+        history = view.history
+        kept = self._memory
+        if kept is not None:
+            memory, read = kept
+            n = len(read)
+            if n <= len(history) and len(memory.drawn) == view.players and history[:n] == read:
+                memory.scan(history, n)
+                self._memory = (memory, history)
+                return memory
+        memory = Memory.from_history(history, view.players)
+        self._memory = (memory, history)
+        return memory
 
 
 def make_player(level: str, seed: int | None = None, **options: Any) -> Player:

@@ -17,7 +17,7 @@ import logging
 import time
 import zlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..actions import Action, action_from_text, action_to_text
@@ -402,7 +402,7 @@ class Table(Seating, Handlers, Online):
         view = self.game.state.view(seat)
         history, epoch = self._history_json(seat, view.history)
         start = self._history_start(conn, epoch, len(history))
-        body = replace(view, history=()).to_json()
+        body = view.to_json(history=False)
         body["history"] = Raw(b"[" + b",".join(history[start:]) + b"]")
         if conn is not None and conn.history_delta:
             body["history_from"] = start
@@ -825,14 +825,18 @@ class Table(Seating, Handlers, Online):
         seat = st.turn
         if not self.bot_plays(seat):
             return
-        view = st.view(seat)
-        try:
-            action = await self._choose(seat, view)
-        except Exception:
-            log.exception(
-                "table %s: computer seat %d failed; playing its first legal action", self.id, seat
-            )
-            action = view.legal[0]
+        legal = st.legal_actions()
+        if len(legal) == 1:  # a forced move: there is nothing to choose, nor a view to build
+            action = legal[0]
+        else:
+            view = st.view(seat, legal)
+            try:
+                action = await self._choose(seat, view)
+            except Exception:
+                log.exception(
+                    "table %s: computer seat %d failed; playing its first legal action", self.id, seat
+                )
+                action = legal[0]
         try:  # checked once, by the core as it applies it
             self.game.apply(action)
         except IllegalAction:
@@ -842,7 +846,7 @@ class Table(Seating, Handlers, Online):
                 seat,
                 action_to_text(action),
             )
-            self.game.apply(view.legal[0])
+            self.game.apply(legal[0])
         try:
             await self._changed("action")
         except TableError:  # not saved: the table is back where it was and will retry
