@@ -4,7 +4,8 @@ The sampled state agrees with everything the seat knows: its own hand, every pub
 (melds, red threes, the pile), each player's card count, and the cards each player is publicly
 known to hold (taken with the pile and not yet melded or discarded).  Red threes never go to a
 hand (they would have been exposed); the rest of the unseen cards are dealt at random, and what
-is left forms the stock in random order.
+is left forms the stock in random order.  :func:`fixed_state` deals them in order instead, for
+a player whose choice depends on nothing hidden.
 """
 
 from __future__ import annotations

@@ -91,7 +91,6 @@ class SeatView(TurnFacts):
         events it has encoded already)."""
         sides = len(self.melds)
         top = self.pile_top
-        text = card_str
         settings = self.settings
         causes = [self.frozen_causes(s) for s in range(sides)]
         blocked = settings.pile_blocked(top)
@@ -110,25 +109,25 @@ class SeatView(TurnFacts):
             "scores": list(self.scores),
             "opening_minimums": [opening_minimum(s) for s in self.scores],
             "opened": [self.opened(s) for s in range(sides)],
-            "hand": None if hand is None else [text(c) for c in hand],
+            "hand": None if hand is None else [card_str(c) for c in hand],
             # R5.1: the ranks each hand card may be staged on, and the meld ranks in table order
             "hand_targets": None if hand is None else [list(stage_targets(c)) for c in hand],
             "meld_ranks": list(MELD_TOKENS),
             "hand_counts": list(self.hand_counts),
             "melds": [[meld_json(m, settings) for m in ms] for ms in self.melds],
             "canastas": list(self.canastas),
-            "red_threes": [[text(c) for c in r] for r in self.red_threes],
+            "red_threes": [[card_str(c) for c in r] for r in self.red_threes],
             "pile": {
-                "top": None if top is None else text(top),
+                "top": None if top is None else card_str(top),
                 "size": len(self.pile),
-                "cards": [text(c) for c in self.pile],
+                "cards": [card_str(c) for c in self.pile],
                 "frozen": [bool(c) for c in causes],
                 "causes": causes,
                 "blocked": blocked is not None,
                 "blocked_reason": blocked,  # R8.1: a code, or None
             },
             "stock_size": self.stock_size,
-            "known": [[text(c) for c in k] for k in self.known],
+            "known": [[card_str(c) for c in k] for k in self.known],
             "melded": list(self.melded),
             "turn_state": {
                 "drew": self.turn_state.drew,
@@ -141,7 +140,7 @@ class SeatView(TurnFacts):
             "result": None if self.result is None else self.result.to_json(),
             "hands_left": None
             if self.hands_left is None
-            else [[text(c) for c in h] for h in self.hands_left],
+            else [[card_str(c) for c in h] for h in self.hands_left],
         }
 
 

@@ -49,8 +49,7 @@ class Memory:
     #: per seat: cards drawn from the stock so far this hand (public counts)
     drawn: list[int] = field(default_factory=list)
 
-    #: the scan's place: events read, and the pile's top card and size after them
-    scanned: int = 0
+    #: the pile's top card and size after the events read (to read on from there)
     top: int | None = None
     size: int = 0
 
@@ -103,7 +102,7 @@ class Memory:
                     evidence[seat][f] = max(evidence[seat][f] * 0.5, 0.85 if size >= 3 else 0.4)
                     evidence_at[seat][f] = drawn[seat]
                 drawn[seat] += e.ndrawn
-        self.top, self.size, self.scanned = top, size, len(history)
+        self.top, self.size = top, size
 
     def no_pair(self, seat: int, face: int) -> float:
         """0..1: the public history's case that ``seat`` holds no natural pair of ``face`` now.

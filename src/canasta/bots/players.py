@@ -51,7 +51,9 @@ class HeuristicPlayer:
 
     def _remember(self, view: SeatView) -> Memory:
         """The memory of ``view``'s history: the last one read on when this history extends
-        the one it read (the same seat's view later in the same hand), else a fresh scan."""
+        the one it read (the same seat's view later in the same hand), else a fresh scan.
+        A memory is a function of the events' values alone, so a prefix equal in value is
+        as good as the very events."""
         history = view.history
         kept = self._memory
         if kept is not None:
