@@ -9,7 +9,8 @@ simulated browser here shares 127.0.0.1) on 127.0.0.1 with a temporary SQLite fi
 for ``--seconds`` lets each scripted human act ``--think`` seconds after its turn comes. It
 times every human action from sending it to receiving the state it produced, then stops
 everything and prints one JSON object: tables, nodes, actions_per_s, p50_ms, p95_ms, p99_ms,
-errors, rss_mb_per_table. Everything is bounded in count and time and runs on loopback.
+errors, rss_mb_per_table, and changes_per_s (the table changes committed: the human's actions, the
+computer seats' and the rest). Everything is bounded in count and time and runs on loopback.
 
 The simulated browsers run in ``--clients`` processes of their own (the tables split among
 them), so the probe is not limited by one client process: the JSON reports the CPU the
@@ -185,6 +186,18 @@ def loop_lag_buckets(node: ServerProcess) -> list[tuple[float, float]]:
     return out
 
 
+def changes_committed(node: ServerProcess) -> float:
+    """Table changes the node has committed so far (every kind: the human's actions, the
+    computer seats', new hands ...), from its ``canasta_changes`` metric."""
+    import urllib.request
+
+    with urllib.request.urlopen(node.url + "/metrics", timeout=10) as r:
+        text = r.read().decode()
+    return sum(
+        float(line.split()[-1]) for line in text.splitlines() if line.startswith("canasta_changes_total{")
+    )
+
+
 def lag_p99_ms(before: list[tuple[float, float]], after: list[tuple[float, float]]) -> float | None:
     """The bucket bound (ms) below which 99% of the run window's wake-ups came."""
     counts = [(b, a - c) for (b, a), (_, c) in zip(after, before, strict=True)]
@@ -241,9 +254,11 @@ def run_load(
         time.sleep(max(0.0, start - time.time()))
         server_cpu = [cpu_seconds(pid) for pid in pids]
         lag = [loop_lag_buckets(s) for s in nodes]
+        changes = sum(changes_committed(s) for s in nodes)
         time.sleep(max(0.0, until - time.time()))  # the run's window: what is counted
         server_cpu = [cpu_seconds(pid) - c for pid, c in zip(pids, server_cpu, strict=True)]
         lag = [lag_p99_ms(b, loop_lag_buckets(s)) for b, s in zip(lag, nodes, strict=True)]
+        changes = sum(changes_committed(s) for s in nodes) - changes
         results = [f.result(timeout=120) for f in futures]
     elapsed = until - start
     rss = sum(s.rss_mb() for s in nodes)
@@ -261,6 +276,8 @@ def run_load(
         "seconds": round(elapsed, 1),
         "human_actions": actions,
         "actions_per_s": round(actions / elapsed, 1),
+        "changes_per_s": round(changes / elapsed, 1),
+        "changes_per_action": round(changes / actions, 2) if actions else None,
         "p50_ms": _percentile(times, 0.50),
         "p95_ms": _percentile(times, 0.95),
         "p99_ms": _percentile(times, 0.99),

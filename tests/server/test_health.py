@@ -28,7 +28,7 @@ def test_healthz_answers_while_the_database_does(tmp_path: Path) -> None:
         assert c.get("/healthz").status_code == 200
 
 
-def test_metrics_count_tables_sockets_messages_and_action_latency(sqlite_url: str) -> None:
+def test_metrics_count_tables_sockets_messages_changes_and_action_latency(sqlite_url: str) -> None:
     with client(sqlite_url) as c:
         tid = create_table(c, mode="computer", preset="two-player", seed=3)
         with c.websocket_connect(f"/ws/tables/{tid}") as ws:
@@ -43,6 +43,10 @@ def test_metrics_count_tables_sockets_messages_and_action_latency(sqlite_url: st
         assert 'canasta_messages_total{type="action"} 1.0' in text
         assert 'canasta_errors_total{code="unknown_type"} 1.0' in text
         assert "canasta_action_seconds_count 1.0" in text
+        # the person's action and any computer moves after it, each counted once committed
+        committed = [line for line in text.splitlines() if line.startswith('canasta_changes_total{kind="action"}')]
+        assert committed and float(committed[0].split()[-1]) >= 1.0
+        assert "canasta_changes_total{" in text and 'kind="settings"' not in text
         assert tid not in text and c.account not in text  # counts only
     for who in ("off", "loopback"):  # the test client's address is not a loopback address
         with client(sqlite_url, config=dataclasses.replace(TEST_CONFIG, metrics=who)) as c:

@@ -18,7 +18,8 @@ LAG_PROBE_SECONDS = 0.25
 
 
 class Metrics:
-    """Live tables and sockets, handled messages, refusals, and action latency."""
+    """Live tables and sockets, handled messages, committed changes, refusals, and action
+    latency."""
 
     def __init__(self, tables: Callable[[], float], sockets: Callable[[], float]) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
@@ -33,6 +34,12 @@ class Metrics:
         )
         self.errors = Counter(
             "canasta_errors", "Refused table messages, by error code", ["code"], registry=self.registry
+        )
+        self.changes = Counter(
+            "canasta_changes",
+            "Table changes committed, by kind (action, next_hand, undo, settings ...)",
+            ["kind"],
+            registry=self.registry,
         )
         self.placed = Counter(
             "canasta_matches_placed", "New online matches started on another, less loaded node",

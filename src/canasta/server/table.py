@@ -671,6 +671,8 @@ class Table(Seating, Handlers, Online):
             self._storage_lost()
             raise TableError(*_STORAGE_DOWN) from None
         self._saved = values
+        if self.metrics is not None:
+            self.metrics.changes.labels(change).inc()
         if snapshot is not None:
             self._snapshot = snapshot
         self._tail = tail
