@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from canasta import PRESETS, Game, Resampler, Settings
+from canasta import PRESETS, Game, Resampler, Settings, State
 from canasta.actions import DRAW, Discard
 from canasta.bots import make_player
 from canasta.bots.evaluate import Memory, pile_value
@@ -336,3 +336,33 @@ def test_expert_credits_frozen_pairs_by_default() -> None:
     assert FROZEN_PAIR == 80.0
     assert make_player("expert", seed=1).frozen_pair == FROZEN_PAIR
     assert ExpertPlayer(1, frozen_pair=0.0).frozen_pair == 0.0
+
+
+def test_r14_three_player_expert_searches_the_draw_and_plays_normals_melds_and_discards() -> None:
+    """With three players Expert searches the draw (take the pile or not, R8) and the
+    partner's question, and in the play phase makes the choice a Normal player of its seed
+    makes (searching melds and discards measured worse there); with four players it searches
+    the play phase too, and ``phases`` overrides the default."""
+    played = 0
+    for st in _decisions("three-player", 40, 3):
+        view = st.view(st.turn)
+        if view.phase != "play":
+            continue
+        expert = ExpertPlayer(seed=5, **SEARCH)
+        assert expert.choose(view) == make_player("normal", seed=5).choose(view)
+        assert expert.last_iterations == 0
+        played += 1
+    assert played >= 10
+    draws = [st for st in _decisions("three-player", 40, 4) if st.phase == "draw"]
+    assert any(_searched(st, ExpertPlayer(seed=5, **SEARCH)) for st in draws)
+    plays = [st for st in _decisions("classic", 30, 4) if st.phase == "play"]
+    assert any(_searched(st, ExpertPlayer(seed=5, **SEARCH)) for st in plays)
+    every = frozenset({"draw", "play", "ask"})
+    three = [st for st in _decisions("three-player", 40, 3) if st.phase == "play"]
+    assert any(_searched(st, ExpertPlayer(seed=5, phases=every, **SEARCH)) for st in three)
+
+
+def _searched(st: State, expert: ExpertPlayer) -> bool:
+    """Whether ``expert`` searched (sampled worlds) to choose at ``st``."""
+    expert.choose(st.view(st.turn))
+    return expert.last_iterations > 0

@@ -82,7 +82,8 @@ def _deal_task(job: tuple[str, str, str, int, int, dict[str, Any]]) -> tuple[int
 
 
 def _match_task(job: tuple[str, str, str, int, int, dict[str, Any]]) -> tuple[int, float]:
-    """One full match; matches 2k and 2k+1 share their seed with the seats swapped."""
+    """One full match; matches 2k and 2k+1 share their seed with the seats swapped (with three
+    players, groups of three share it, A in each seat once)."""
     a, b, preset, seed, index, options = job
     settings = Settings.preset(preset)
     seats = seatings(settings.players)
@@ -90,13 +91,37 @@ def _match_task(job: tuple[str, str, str, int, int, dict[str, Any]]) -> tuple[in
     game = Game(settings, seed=f"arena:{seed}:match:{index // len(seats)}")
     bots = _players(seating, a, b, seed * 1_000_003 + 500_000 + index, options)
     play_match(game, bots)
-    a_teams = {game.state.team_of[s] for s, w in enumerate(seating) if w == "a"}
+    return index, match_score(game, seating)
+
+
+def match_score(game: Game, seating: list[str]) -> float:
+    """A's score in a finished match: 1 for a win, ½ for a shared win (or an unfinished match),
+    0 for a loss.  With three players, A's final total against each B's (1, ½ or 0 each, the
+    mean of the two), so that equal players score one half as in the other presets (whether A's
+    total ends highest would give equal players one third).
+
+    >>> g = Game(Settings.preset("three-player"), seed=1)
+    >>> g.scores, g.is_over = [5200, 5200, 3100], True
+    >>> match_score(g, ["a", "b", "b"]), match_score(g, ["b", "b", "a"])
+    (0.75, 0.0)
+    """
+    team_of = game.state.team_of
+    a_teams = {team_of[s] for s, w in enumerate(seating) if w == "a"}
     if not game.is_over:
-        return index, 0.5
+        return 0.5
+    if game.settings.team_count > 2:
+        scores = game.scores
+        b_teams = {team_of[s] for s, w in enumerate(seating) if w == "b"}
+        pairs = [
+            1.0 if scores[x] > scores[y] else 0.5 if scores[x] == scores[y] else 0.0
+            for x in a_teams
+            for y in b_teams
+        ]
+        return sum(pairs) / len(pairs)
     won = [t for t in game.winners if t in a_teams]
     if won and len(game.winners) > len(won):
-        return index, 0.5  # a shared win (draw)
-    return index, 1.0 if won else 0.0
+        return 0.5  # a shared win (draw)
+    return 1.0 if won else 0.0
 
 
 def _mean_ci(xs: list[float]) -> tuple[float, float, float]:
@@ -255,7 +280,7 @@ def run_arena(
                 print(f"  deals won by {a}: {deal_score / deals:.1%}")
             if matches and rate is not None and match_ci is not None:
                 print(
-                    f"  matches won by {a}: {rate:.1%} of {matches} "
+                    f"  match score of {a}: {rate:.1%} of {matches} matches "
                     f"(95% CI {match_ci[0]:.1%} .. {match_ci[1]:.1%})"
                 )
             print(f"  implied Elo difference: {elo:+.0f} (from {elo_basis})")
