@@ -182,6 +182,32 @@ def test_private_room_by_code_and_link_with_partners_and_a_computer(browser, onl
         assert not page.errors, page.errors
 
 
+def test_a_room_code_being_typed_survives_the_lobby_drawing_itself_again(browser, online_server):
+    """Every lobby message (here: another player joining the queue) draws the lobby again; the
+    code a player is typing keeps its text, focus and caret, and joins the room."""
+    host, typist, other = contexts(browser, 3)
+    open_lobby(host, online_server.url)
+    host.click("#btn-create-room")
+    host.wait_for_selector("#room-code-value")
+    code = host.inner_text("#room-code-value")
+    open_lobby(typist, online_server.url)
+    typist.click("#room-code")
+    typist.keyboard.type(code[:3].lower())
+    open_lobby(other, online_server.url)
+    other.click("#btn-find-match")
+    typist.wait_for_function(
+        "document.querySelector('#quick-match .queue-count').textContent.includes('1 player')"
+    )
+    assert typist.input_value("#room-code") == code[:3].lower()
+    typist.keyboard.type(code[3:].lower())  # still focused, the caret still at the end
+    assert typist.input_value("#room-code") == code.lower()
+    typist.keyboard.press("Enter")
+    typist.wait_for_selector("#room")
+    assert typist.inner_text("#room-code-value") == code
+    for page in (host, typist, other):
+        assert not page.errors
+
+
 def test_the_move_timer_plays_for_an_absent_player_until_they_are_back(browser, tmp_path):
     server = Server(tmp_path / "canasta.db", config={**ONLINE, "move_seconds": 3.0})
     server.start()

@@ -29,6 +29,9 @@ export const L = {
   pendingCode: null,  // a room code from a link, joined once the lobby answers
   moving: null,       // the host's seat picked to move
   nameOpen: false,
+  // what is being typed into the lobby's text fields: every lobby message redraws the screen,
+  // and a field drawn afresh must keep the player's text and caret
+  drafts: {},
 };
 
 let ctl = null;
@@ -83,6 +86,7 @@ function onLobby(msg) {
     case "live": L.live = msg.live || []; break;
     case "room":
       L.room = msg.room;
+      if (L.room) forget("room-code");
       L.moving = null;
       if (msg.closed && msg.closed !== "left") ctl.toast(t(`online.room_closed.${msg.closed}`));
       break;
@@ -170,7 +174,7 @@ function namePanel() {
   const save = h("button", "btn primary small", t("common.save"));
   save.type = "submit";
   save.id = "btn-save-name";
-  const cancel = button(t("common.cancel"), () => { L.nameOpen = false; redraw(); }, "ghost small");
+  const cancel = button(t("common.cancel"), () => { L.nameOpen = false; forget("name-input"); redraw(); }, "ghost small");
   form.append(label, input, save, cancel);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -178,6 +182,7 @@ function namePanel() {
       const res = await api("PATCH", "/api/account", { name: input.value });
       S.account = res.account;
       L.nameOpen = false;
+      forget("name-input");
       ctl.toast(t("online.name_saved"));
     } catch (err) {
       ctl.toast(t(`online.errors.${err.code}`) !== `online.errors.${err.code}` ? t(`online.errors.${err.code}`) : err.message, "bad");
@@ -293,10 +298,24 @@ function privatePanel() {
   return p;
 }
 
-/** A text input and its label; ``attrs`` are the input's (``maxlength``, ``autocomplete`` ...). */
+/** A text input and its label; ``attrs`` are the input's (``maxlength``, ``autocomplete`` ...).
+ *  What the player types is kept in ``L.drafts`` and put back (with the caret) when the lobby
+ *  is drawn again, until ``forget(id)``. */
 function labelled(id, text, attrs) {
-  return [h("label", { for: id, text }), h("input", { id, ...attrs })];
+  const input = h("input", { id, ...attrs });
+  const draft = L.drafts[id];
+  if (draft) {
+    input.value = draft.value;
+    input.setSelectionRange(draft.start, draft.end);
+  }
+  const keep = () => { L.drafts[id] = { value: input.value, start: input.selectionStart, end: input.selectionEnd }; };
+  input.addEventListener("input", keep);
+  input.addEventListener("keyup", keep);
+  input.addEventListener("select", keep);
+  return [h("label", { for: id, text }), input];
 }
+
+function forget(id) { delete L.drafts[id]; }
 
 /** A labelled select of ``options`` ([value, text] pairs), ``chosen`` selected; ``onChange(value)``. */
 function selectEl(id, label, options, chosen, onChange) {
