@@ -29,9 +29,7 @@ export const L = {
   pendingCode: null,  // a room code from a link, joined once the lobby answers
   moving: null,       // the host's seat picked to move
   nameOpen: false,
-  // what is being typed into the lobby's text fields: every lobby message redraws the screen,
-  // and a field drawn afresh must keep the player's text and caret
-  drafts: {},
+  drafts: {},         // text being typed, by field id (every lobby message redraws)
 };
 
 let ctl = null;
@@ -86,7 +84,7 @@ function onLobby(msg) {
     case "live": L.live = msg.live || []; break;
     case "room":
       L.room = msg.room;
-      if (L.room) forget("room-code");
+      if (L.room) delete L.drafts["room-code"];
       L.moving = null;
       if (msg.closed && msg.closed !== "left") ctl.toast(t(`online.room_closed.${msg.closed}`));
       break;
@@ -174,7 +172,7 @@ function namePanel() {
   const save = h("button", "btn primary small", t("common.save"));
   save.type = "submit";
   save.id = "btn-save-name";
-  const cancel = button(t("common.cancel"), () => { L.nameOpen = false; forget("name-input"); redraw(); }, "ghost small");
+  const cancel = button(t("common.cancel"), () => { L.nameOpen = false; delete L.drafts["name-input"]; redraw(); }, "ghost small");
   form.append(label, input, save, cancel);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -182,7 +180,7 @@ function namePanel() {
       const res = await api("PATCH", "/api/account", { name: input.value });
       S.account = res.account;
       L.nameOpen = false;
-      forget("name-input");
+      delete L.drafts["name-input"];
       ctl.toast(t("online.name_saved"));
     } catch (err) {
       ctl.toast(t(`online.errors.${err.code}`) !== `online.errors.${err.code}` ? t(`online.errors.${err.code}`) : err.message, "bad");
@@ -298,24 +296,15 @@ function privatePanel() {
   return p;
 }
 
-/** A text input and its label; ``attrs`` are the input's (``maxlength``, ``autocomplete`` ...).
- *  What the player types is kept in ``L.drafts`` and put back (with the caret) when the lobby
- *  is drawn again, until ``forget(id)``. */
+/** A text input and its label; ``attrs`` are the input's. Its text and caret outlive redraws. */
 function labelled(id, text, attrs) {
   const input = h("input", { id, ...attrs });
-  const draft = L.drafts[id];
-  if (draft) {
-    input.value = draft.value;
-    input.setSelectionRange(draft.start, draft.end);
-  }
-  const keep = () => { L.drafts[id] = { value: input.value, start: input.selectionStart, end: input.selectionEnd }; };
-  input.addEventListener("input", keep);
-  input.addEventListener("keyup", keep);
-  input.addEventListener("select", keep);
+  const d = L.drafts[id];
+  if (d) { input.value = d[0]; input.setSelectionRange(d[1], d[2]); }
+  const keep = () => { L.drafts[id] = [input.value, input.selectionStart, input.selectionEnd]; };
+  for (const e of ["input", "keyup", "select"]) input.addEventListener(e, keep);
   return [h("label", { for: id, text }), input];
 }
-
-function forget(id) { delete L.drafts[id]; }
 
 /** A labelled select of ``options`` ([value, text] pairs), ``chosen`` selected; ``onChange(value)``. */
 function selectEl(id, label, options, chosen, onChange) {
