@@ -172,12 +172,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
-def loop_lag_buckets(node: ServerProcess) -> list[tuple[float, float]]:
-    """The node's loop-lag histogram now: (upper bound in seconds, wake-ups up to it)."""
+def metrics_text(node: ServerProcess) -> str:
+    """The node's Prometheus metrics now."""
     import urllib.request
 
     with urllib.request.urlopen(node.url + "/metrics", timeout=10) as r:
-        text = r.read().decode()
+        return str(r.read().decode())
+
+
+def loop_lag_buckets(text: str) -> list[tuple[float, float]]:
+    """The loop-lag histogram in a node's ``text`` metrics: (upper bound in seconds, wake-ups
+    up to it)."""
     out = []
     for line in text.splitlines():
         if line.startswith("canasta_loop_lag_seconds_bucket"):
@@ -186,13 +191,9 @@ def loop_lag_buckets(node: ServerProcess) -> list[tuple[float, float]]:
     return out
 
 
-def changes_committed(node: ServerProcess) -> float:
-    """Table changes the node has committed so far (every kind: the human's actions, the
-    computer seats', new hands ...), from its ``canasta_changes`` metric."""
-    import urllib.request
-
-    with urllib.request.urlopen(node.url + "/metrics", timeout=10) as r:
-        text = r.read().decode()
+def changes_committed(text: str) -> float:
+    """Table changes a node has committed so far (every kind: the human's actions, the
+    computer seats', new hands ...), from the ``canasta_changes`` metric in its ``text``."""
     return sum(
         float(line.split()[-1]) for line in text.splitlines() if line.startswith("canasta_changes_total{")
     )
@@ -253,12 +254,14 @@ def run_load(
         futures = [pool.submit(_client_process, share, think, start, until) for share in shares]
         time.sleep(max(0.0, start - time.time()))
         server_cpu = [cpu_seconds(pid) for pid in pids]
-        lag = [loop_lag_buckets(s) for s in nodes]
-        changes = sum(changes_committed(s) for s in nodes)
+        texts = [metrics_text(s) for s in nodes]
+        lag = [loop_lag_buckets(t) for t in texts]
+        changes = sum(changes_committed(t) for t in texts)
         time.sleep(max(0.0, until - time.time()))  # the run's window: what is counted
         server_cpu = [cpu_seconds(pid) - c for pid, c in zip(pids, server_cpu, strict=True)]
-        lag = [lag_p99_ms(b, loop_lag_buckets(s)) for b, s in zip(lag, nodes, strict=True)]
-        changes = sum(changes_committed(s) for s in nodes) - changes
+        texts = [metrics_text(s) for s in nodes]
+        lag = [lag_p99_ms(b, loop_lag_buckets(t)) for b, t in zip(lag, texts, strict=True)]
+        changes = sum(changes_committed(t) for t in texts) - changes
         results = [f.result(timeout=120) for f in futures]
     elapsed = until - start
     rss = sum(s.rss_mb() for s in nodes)

@@ -28,7 +28,7 @@ from ..resample import Resampler
 from ..state import State
 from ..view import SeatView
 from . import evaluate as ev
-from .common import decision_rng, safe
+from .common import decision_rng, own_state, safe
 from .evaluate import Memory
 from .policy import NORMAL, Policy, Style
 
@@ -287,12 +287,13 @@ class ExpertPlayer:
         if len(view.legal) == 1:
             return view.legal[0]
         rng = decision_rng(self.seed, view)
-        sampler = Resampler(view)
-        state = sampler.sample(random.Random(0))
         memory = Memory.from_history(view.history, view.players)
         phases = self.phases if self.phases is not None else SEARCHED_PHASES[view.players]
         if view.phase not in phases:  # Normal's choice, as a Normal player of this seed makes it
-            return safe(view, state, self.guide.choose(state, rng, memory))
+            own = own_state(view)
+            return safe(view, own, self.guide.choose(own, rng, memory))
+        sampler = Resampler(view)
+        state = sampler.sample(random.Random(0))
         options = self._options(state, self.guide, memory, self.candidates)
         if not options:
             return view.legal[0]
