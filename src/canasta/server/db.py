@@ -249,24 +249,15 @@ class StatsDelta:
         return values
 
 
+#: the statistics a player is shown, in order: the columns of :class:`StatsRow` but its key
+#: and time; a player with no row has played nothing (no best hand yet)
+STATS_SHOWN = ("played", "won", "best_hand", "canastas", "streak", "best_streak")
+
+
 def stats_json(row: StatsRow | None) -> dict[str, Any]:
     if row is None:
-        return {
-            "played": 0,
-            "won": 0,
-            "best_hand": None,
-            "canastas": 0,
-            "streak": 0,
-            "best_streak": 0,
-        }
-    return {
-        "played": row.played,
-        "won": row.won,
-        "best_hand": row.best_hand,
-        "canastas": row.canastas,
-        "streak": row.streak,
-        "best_streak": row.best_streak,
-    }
+        return {name: None if name == "best_hand" else 0 for name in STATS_SHOWN}
+    return {name: getattr(row, name) for name in STATS_SHOWN}
 
 
 class VersionConflict(Exception):
