@@ -229,8 +229,16 @@ def test_reduced_motion_stops_pulses_and_thinking_dots(browser, server):
     if wait_my_turn(page) == "draw":   # our turn first: play it so that another seat is active
         play_simple_turn(page)
         play_simple_turn(page)
-    page.wait_for_selector(".seat.active", timeout=60_000)
-    assert page.eval_on_selector(".seat.active .seat-name", "e => getComputedStyle(e, '::after').animationName") == "none"
+    # Query and read in one evaluation: the table redraws on every state, and an element found in one
+    # round trip may be detached by the next (a detached element has no computed style at all).
+    thinking = page.wait_for_function(
+        """() => {
+            const e = document.querySelector(".seat.active .seat-name");
+            return e && e.isConnected ? getComputedStyle(e, "::after").animationName : null;
+        }""",
+        timeout=60_000,
+    ).json_value()
+    assert thinking == "none"
     context.close()
 
 
