@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass, field
 
 from ..actions import Action
 from ..cards import F_RED3, FACE, MELD_FACES
@@ -37,17 +38,8 @@ ROLLOUT = Style()
 #: default budget: this many iterations per decision, cut short after this many seconds
 DEFAULT_ITERATIONS = 1000
 DEFAULT_TIME = 0.9
-#: options the root offers (Normal's best first) and options deeper nodes offer
-DEFAULT_CANDIDATES = 6
-INNER_CANDIDATES = 2
-#: rollout length (actions) before the static evaluation judges the position
-DEFAULT_ROLLOUT_ACTIONS = 12
 #: nodes deeper than this many actions below the root are not expanded (rollout only)
 MAX_DEPTH = 6
-#: UCB1 exploration weight, in points of the side's score difference
-EXPLORATION = 250.0
-#: standard errors by which the search's favourite must beat Normal's first choice (0: off)
-TRUST = 1.0
 #: points the leaf credits per natural pair held while the pile's own cards freeze it (R7):
 #: Normal's own price for keeping such a pair (``pair_wild`` -80); see the bots README,
 #: "Expert in bicycle: a natural pair is a key to a pile its cards freeze"
@@ -227,60 +219,56 @@ class _Node:
         self.children: dict[Action, _Node] = {}
 
 
+@dataclass(eq=False, kw_only=True)
 class ExpertPlayer:
-    """ISMCTS guided by Normal, with Normal rollouts cut short and judged statically."""
+    """ISMCTS guided by Normal, with Normal rollouts cut short and judged statically.
 
-    level = "expert"
+    Every setting but the seed is a keyword.  With neither ``iterations`` nor ``time_budget``
+    the budget is :data:`DEFAULT_ITERATIONS` iterations, cut short after :data:`DEFAULT_TIME`
+    seconds.
+    """
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        *,
-        time_budget: float | None = None,
-        iterations: int | None = None,
-        candidates: int = DEFAULT_CANDIDATES,
-        inner_candidates: int = INNER_CANDIDATES,
-        rollout_actions: int = DEFAULT_ROLLOUT_ACTIONS,
-        exploration: float = EXPLORATION,
-        trust: float = TRUST,
-        hand_worth: bool = True,
-        evidence: bool = False,
-        keys: float = 0.0,
-        pair_key: float = 0.0,
-        frozen_pair: float = FROZEN_PAIR,
-        phases: frozenset[str] | None = None,
-    ) -> None:
-        self.seed = seed
-        if time_budget is None and iterations is None:
-            iterations, time_budget = DEFAULT_ITERATIONS, DEFAULT_TIME
-        self.time_budget = time_budget
-        self.iterations = iterations
-        self.candidates = candidates
-        self.inner_candidates = inner_candidates
-        self.rollout_actions = rollout_actions
-        self.exploration = exploration
-        self.trust = trust
-        #: judge truncated rollouts with the worth of the cards held (False: as penalty only)
-        self.hand_worth = hand_worth
-        #: sample worlds that agree with the public evidence of who holds no pair (see
-        #: :func:`respect_evidence`; off: the hidden cards uniformly; measured no better)
-        self.evidence = evidence
-        #: the share of a frozen pile's value a truncated rollout credits per natural pair held
-        #: (see :func:`side_result`; 0: the pile counts for nobody)
-        self.keys = keys
-        #: points a truncated rollout credits per natural pair held while the pile is frozen
-        #: for its side (see :func:`side_result`; 0: off)
-        self.pair_key = pair_key
-        #: points a truncated rollout credits per natural pair held while the pile's own cards
-        #: freeze it (see :func:`side_result`; 0: off, the evaluation before 2 Dec 2026)
-        self.frozen_pair = frozen_pair
-        #: the phases whose decisions are searched (None: :data:`SEARCHED_PHASES` for the
-        #: number of players); in the others Expert plays Normal's choice
-        self.phases = phases
+    level: str = field(default="expert", init=False, repr=False)
+
+    seed: int | None = field(default=None, kw_only=False)
+    #: seconds per decision (None: no clock; the choice then depends only on the seed and view)
+    time_budget: float | None = None
+    #: iterations (sampled worlds) per decision (None: as many as the time allows)
+    iterations: int | None = None
+    #: options the root offers (Normal's best first) and options deeper nodes offer
+    candidates: int = 6
+    inner_candidates: int = 2
+    #: UCB1 exploration weight, in points of the side's score difference
+    exploration: float = 250.0
+    #: standard errors by which the search's favourite must beat Normal's first choice (0: off)
+    trust: float = 1.0
+    #: how a rollout cut short is judged: with the worth of the cards held (False: as penalty
+    #: only), and what its natural pairs are worth while the pile is frozen:
+    hand_worth: bool = True
+    #: the share of a frozen pile's value credited per natural pair held (see
+    #: :func:`side_result`; 0: the pile counts for nobody)
+    keys: float = 0.0
+    #: points credited per natural pair held while the pile is frozen for its side (0: off)
+    pair_key: float = 0.0
+    #: points credited per natural pair held while the pile's own cards freeze it (0: off, the
+    #: evaluation before 2 Dec 2026)
+    frozen_pair: float = FROZEN_PAIR
+    #: rollout length: Normal's actions before the static evaluation judges the position
+    rollout_actions: int = 12
+    #: sample worlds that agree with the public evidence of who holds no pair (see
+    #: :func:`respect_evidence`; off: the hidden cards uniformly; measured no better)
+    evidence: bool = False
+    #: the phases whose decisions are searched (None: :data:`SEARCHED_PHASES` for the
+    #: number of players); in the others Expert plays Normal's choice
+    phases: frozenset[str] | None = None
+    #: iterations (sampled worlds) of the last decision (for benchmarks)
+    last_iterations: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        if self.time_budget is None and self.iterations is None:
+            self.iterations, self.time_budget = DEFAULT_ITERATIONS, DEFAULT_TIME
         self.guide = Policy(NORMAL)
         self.rollout = Policy(ROLLOUT)
-        #: iterations (sampled worlds) of the last decision (for benchmarks)
-        self.last_iterations = 0
 
     def choose(self, view: SeatView) -> Action:
         self.last_iterations = 0

@@ -124,6 +124,10 @@ class ServerConfig:
     #: the SMTP server recovery email goes through (None: recovery is unavailable), its sender,
     #: and the address the links in it point to (None: the address the request was sent to)
     smtp_url: str | None = None
+    #: without SMTP no address can be confirmed: True registers at once, unconfirmed (a
+    #: taken email is then refused, which says it is taken: see docs/protocol.md); False
+    #: refuses registration (``registration_unavailable``)
+    registration_without_smtp: bool = True
     smtp_from: str = "Canasta <no-reply@localhost>"
     public_url: str | None = None
     #: login, registration and reset attempts per client address per minute; logins per email
@@ -141,10 +145,6 @@ class ServerConfig:
     #: how many such mails one address may be sent per hour
     confirm_seconds: float = 86400.0
     emails_per_hour_per_email: int = 3
-    #: without SMTP no address can be confirmed: True registers at once, unconfirmed (a
-    #: taken email is then refused, which says it is taken: see docs/protocol.md); False
-    #: refuses registration (``registration_unavailable``)
-    registration_without_smtp: bool = True
 
     def origin_allowed(self, origin: str, host: str | None, scheme: str) -> bool:
         """Whether a page of ``origin`` may act on this server (reached as ``host``)."""
