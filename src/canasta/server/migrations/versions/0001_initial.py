@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from canasta.server.migrations.shared import timestamp
+from canasta.server.migrations.shared import columns, id_key, key, timestamp
 
 revision = "0001"
 down_revision = None
@@ -14,18 +14,16 @@ down_revision = None
 def upgrade() -> None:
     op.create_table(
         "tables",
-        sa.Column("id", sa.String(40), primary_key=True),
-        sa.Column("profile", sa.String(80), nullable=True),
-        sa.Column("mode", sa.String(16), nullable=False),
-        sa.Column("options", sa.JSON(), nullable=False),
-        sa.Column("record", sa.JSON(), nullable=False),
-        sa.Column("version", sa.Integer(), nullable=False),
-        sa.Column("status", sa.String(16), nullable=False),
-        sa.Column("paused", sa.Boolean(), nullable=False),
-        sa.Column("handoff", sa.Integer(), nullable=True),
-        sa.Column("viewer", sa.Integer(), nullable=True),
-        sa.Column("hands_counted", sa.Integer(), nullable=False),
-        sa.Column("match_counted", sa.Boolean(), nullable=False),
+        id_key(),
+        *columns(sa.String(80), "profile", nullable=True),
+        *columns(sa.String(16), "mode"),
+        *columns(sa.JSON(), "options", "record"),
+        *columns(sa.Integer(), "version"),
+        *columns(sa.String(16), "status"),
+        *columns(sa.Boolean(), "paused"),
+        *columns(sa.Integer(), "handoff", "viewer", nullable=True),
+        *columns(sa.Integer(), "hands_counted"),
+        *columns(sa.Boolean(), "match_counted"),
         timestamp("created_at"),
         timestamp("updated_at"),
     )
@@ -33,13 +31,10 @@ def upgrade() -> None:
     op.create_index("ix_tables_updated_at", "tables", ["updated_at"])
     op.create_table(
         "profile_stats",
-        sa.Column("profile", sa.String(80), primary_key=True),
-        sa.Column("played", sa.Integer(), nullable=False),
-        sa.Column("won", sa.Integer(), nullable=False),
-        sa.Column("best_hand", sa.Integer(), nullable=True),
-        sa.Column("canastas", sa.Integer(), nullable=False),
-        sa.Column("streak", sa.Integer(), nullable=False),
-        sa.Column("best_streak", sa.Integer(), nullable=False),
+        key("profile", sa.String(80)),
+        *columns(sa.Integer(), "played", "won"),
+        *columns(sa.Integer(), "best_hand", nullable=True),
+        *columns(sa.Integer(), "canastas", "streak", "best_streak"),
         timestamp("updated_at"),
     )
 

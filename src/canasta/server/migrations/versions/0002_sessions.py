@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from canasta.server.migrations.shared import account_ref, timestamp, token_hash
+from canasta.server.migrations.shared import account_ref, columns, id_key, timestamp, token_hash
 
 revision = "0002"
 down_revision = "0001"
@@ -14,9 +14,9 @@ down_revision = "0001"
 def upgrade() -> None:
     op.create_table(
         "accounts",
-        sa.Column("id", sa.String(40), primary_key=True),
-        sa.Column("kind", sa.String(16), nullable=False),
-        sa.Column("name", sa.String(40), nullable=True),
+        id_key(),
+        *columns(sa.String(16), "kind"),
+        *columns(sa.String(40), "name", nullable=True),
         sa.Column("legacy_profile", sa.String(80), nullable=True, unique=True),
         timestamp("created_at"),
     )

@@ -5,7 +5,13 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from canasta.server.migrations.shared import add_table_counter, drop_table_column, timestamp
+from canasta.server.migrations.shared import (
+    add_table_counter,
+    columns,
+    drop_table_column,
+    key,
+    timestamp,
+)
 
 revision = "0003"
 down_revision = "0002"
@@ -22,8 +28,8 @@ def upgrade() -> None:
             sa.ForeignKey("tables.id", ondelete="CASCADE"),
             primary_key=True,
         ),
-        sa.Column("seq", sa.Integer(), primary_key=True),
-        sa.Column("entry", sa.JSON(), nullable=False),
+        key("seq", sa.Integer()),
+        *columns(sa.JSON(), "entry"),
         timestamp("created_at"),
     )
 

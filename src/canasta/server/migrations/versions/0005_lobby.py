@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from canasta.server.migrations.shared import timestamp
+from canasta.server.migrations.shared import columns, key, timestamp
 
 revision = "0005"
 down_revision = "0004"
@@ -14,9 +14,9 @@ down_revision = "0004"
 def upgrade() -> None:
     op.create_table(
         "lobby_entries",
-        sa.Column("key", sa.String(80), primary_key=True),
-        sa.Column("kind", sa.String(16), nullable=False),
-        sa.Column("value", sa.JSON(), nullable=False),
+        key("key", sa.String(80)),
+        *columns(sa.String(16), "kind"),
+        *columns(sa.JSON(), "value"),
         timestamp("updated_at"),
     )
     op.create_index("ix_lobby_entries_kind", "lobby_entries", ["kind"])

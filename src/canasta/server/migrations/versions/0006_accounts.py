@@ -5,7 +5,13 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from canasta.server.migrations.shared import account_ref, timestamp, token_hash
+from canasta.server.migrations.shared import (
+    account_ref,
+    columns,
+    create_token_table,
+    key,
+    timestamp,
+)
 
 revision = "0006"
 down_revision = "0005"
@@ -16,67 +22,52 @@ def upgrade() -> None:
         "account_credentials",
         account_ref(primary_key=True),
         sa.Column("email", sa.String(254), nullable=False, unique=True),
-        sa.Column("password_hash", sa.String(255), nullable=False),
+        *columns(sa.String(255), "password_hash"),
         timestamp("created_at"),
         timestamp("changed_at"),
     )
-    op.create_table(
-        "recovery_tokens",
-        token_hash(),
-        account_ref(nullable=False),
-        timestamp("expires_at"),
-        timestamp("used_at", nullable=True),
-        timestamp("created_at"),
-    )
-    op.create_index("ix_recovery_tokens_account_id", "recovery_tokens", ["account_id"])
+    create_token_table("recovery_tokens")
     op.create_table(
         "wallets",
         account_ref(primary_key=True),
-        sa.Column("coins", sa.Integer(), nullable=False),
-        sa.Column("checkin_day", sa.String(10), nullable=True),
-        sa.Column("checkin_streak", sa.Integer(), nullable=False),
-        sa.Column("back", sa.String(40), nullable=True),
-        sa.Column("theme", sa.String(40), nullable=True),
+        *columns(sa.Integer(), "coins"),
+        *columns(sa.String(10), "checkin_day", nullable=True),
+        *columns(sa.Integer(), "checkin_streak"),
+        *columns(sa.String(40), "back", "theme", nullable=True),
         sa.CheckConstraint("coins >= 0", name="ck_wallets_coins_not_negative"),
     )
     op.create_table(
         "owned_items",
         account_ref(primary_key=True),
-        sa.Column("item", sa.String(40), primary_key=True),
+        key("item", sa.String(40)),
         timestamp("created_at"),
     )
     op.create_table(
         "coin_ledger",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
-        sa.Column("account_id", sa.String(40), nullable=False),
-        sa.Column("delta", sa.Integer(), nullable=False),
-        sa.Column("balance", sa.Integer(), nullable=False),
-        sa.Column("reason", sa.String(40), nullable=False),
+        *columns(sa.String(40), "account_id"),
+        *columns(sa.Integer(), "delta", "balance"),
+        *columns(sa.String(40), "reason"),
         timestamp("created_at"),
     )
     op.create_index("ix_coin_ledger_account_id", "coin_ledger", ["account_id"])
     op.create_table(
         "ratings",
         account_ref(primary_key=True),
-        sa.Column("kind", sa.String(16), primary_key=True),
-        sa.Column("mu", sa.Float(), nullable=False),
-        sa.Column("sigma", sa.Float(), nullable=False),
-        sa.Column("ordinal", sa.Float(), nullable=False),
-        sa.Column("played", sa.Integer(), nullable=False),
+        key("kind", sa.String(16)),
+        *columns(sa.Float(), "mu", "sigma", "ordinal"),
+        *columns(sa.Integer(), "played"),
         timestamp("updated_at"),
     )
     op.create_index("ix_ratings_kind_ordinal", "ratings", ["kind", "ordinal"])
     op.create_table(
         "match_players",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
-        sa.Column("table_id", sa.String(40), nullable=False),
-        sa.Column("account_id", sa.String(40), nullable=False),
-        sa.Column("kind", sa.String(16), nullable=False),
-        sa.Column("rated", sa.Boolean(), nullable=False),
-        sa.Column("won", sa.Boolean(), nullable=False),
-        sa.Column("score", sa.Integer(), nullable=False),
-        sa.Column("against", sa.Integer(), nullable=False),
-        sa.Column("rating", sa.Integer(), nullable=True),
+        *columns(sa.String(40), "table_id", "account_id"),
+        *columns(sa.String(16), "kind"),
+        *columns(sa.Boolean(), "rated", "won"),
+        *columns(sa.Integer(), "score", "against"),
+        *columns(sa.Integer(), "rating", nullable=True),
         timestamp("created_at"),
         sa.UniqueConstraint("table_id", "account_id", name="uq_match_players_table_account"),
     )
@@ -91,11 +82,10 @@ def upgrade() -> None:
             sa.ForeignKey("accounts.id", ondelete="SET NULL"),
             nullable=True,
         ),
-        sa.Column("category", sa.String(16), nullable=False),
-        sa.Column("description", sa.Text(), nullable=False),
-        sa.Column("table_id", sa.String(40), nullable=True),
-        sa.Column("record", sa.JSON(), nullable=True),
-        sa.Column("client", sa.JSON(), nullable=True),
+        *columns(sa.String(16), "category"),
+        *columns(sa.Text(), "description"),
+        *columns(sa.String(40), "table_id", nullable=True),
+        *columns(sa.JSON(), "record", "client", nullable=True),
         timestamp("created_at"),
         timestamp("handled_at", nullable=True),
     )
