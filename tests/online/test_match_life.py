@@ -100,6 +100,56 @@ def test_a_player_who_leaves_becomes_a_spectator_and_loses(db_url: str) -> None:
         assert players[1].lobby_ask(type="sync") if players[1].lobby else True
 
 
+#: a break between hands longer than any test: a next hand comes only when nobody is waited for
+NO_BREAK_END = dataclasses.replace(LONG, hand_break_seconds=3600.0)
+
+
+def test_once_every_player_has_left_the_next_hand_is_dealt_without_the_break(db_url: str) -> None:
+    """docs/protocol.md, ``next_hand``: nobody is left to be ready, so nobody is waited for
+    (the computer finishes the match for them; a spectator sees it go on)."""
+    with online_client(db_url, NO_BREAK_END) as c, browsers(c, 3) as people:
+        players, watcher = people[:2], people[2]
+        table = quick_match(players, preset="two-player")
+        seats = seated(players, table)
+        spectator = Socket(watcher.socket(f"/ws/tables/{table}"))
+        spectator.until(lambda m: m["type"] == "state")
+        for sock in seats.values():
+            assert sock.ask(type="leave")["change"] == "leave"
+        over = spectator.until(
+            lambda m: m["type"] == "state" and m["view"]["phase"] == "over", limit=20000
+        )
+        assert not over["table"]["match"]["over"]  # one hand never reaches 5000
+        dealt = spectator.until(lambda m: m["type"] == "state" and m["change"] == "next_hand")
+        assert dealt["view"]["phase"] != "over" and dealt["version"] > over["version"]
+
+
+def test_the_break_waits_for_the_player_who_stays(db_url: str) -> None:
+    """One player leaves, the other plays the hand out: the next hand waits for the one who
+    stayed (the break's deadline is set, and their ``next_hand`` deals it)."""
+    from tests.server.support import pick
+
+    with online_client(db_url, NO_BREAK_END) as c, browsers(c, 2) as players:
+        table = quick_match(players, preset="two-player")
+        seats = seated(players, table)
+        (_, leaver), (mine, stayer) = sorted(seats.items())
+        assert leaver.ask(type="leave")["change"] == "leave"
+        rng = random.Random(3)
+        for _ in range(20000):
+            m = stayer.next()
+            assert m["type"] != "error", m
+            if m["type"] != "state":
+                continue
+            if m["view"]["phase"] == "over":
+                break
+            if m["view"]["turn"] == mine and m["view"]["legal"]:
+                stayer.send(type="action", version=m["version"], action=pick(m["view"]["legal"], rng))
+        else:
+            raise AssertionError("the hand did not end")
+        assert online_of(m)["deadline_ms"] is not None
+        dealt = stayer.ask(type="next_hand")
+        assert dealt["type"] == "state" and dealt["change"] == "next_hand"
+
+
 def test_offline_and_online_stats_are_apart(db_url: str) -> None:
     with online_client(db_url, LONG) as c, browsers(c, 1) as (me,):
         r = me.request("GET", "/api/stats", params={"scope": "elsewhere"})

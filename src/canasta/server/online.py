@@ -215,6 +215,18 @@ class Online:
         elif on["decision"] != key or on["deadline"] is None:
             self._update_online(decision=key, deadline=now + self.config.move_seconds)
 
+    def _break_over(self) -> bool:
+        """Between two hands: whether the next may be dealt before the break ends. It may
+        once every player present and not on auto-play is ready (docs/protocol.md), and at
+        once when every person has left the match: nobody is left to read the scores. A
+        player merely disconnected or on auto-play may be back, so then the break runs on."""
+        if self.game.is_over or not self.game.state.is_over:
+            return False
+        active = self._active_humans()
+        if active:
+            return all(self.online["ready"][s] for s in active)
+        return all(seat.kind == "computer" for seat in self.seats)
+
     def _arm_deadline(self) -> None:
         """After a commit (and at start): wake the worker when the pending deadline passes."""
         if self._deadline_handle is not None:
@@ -225,7 +237,7 @@ class Online:
         deadline = self.online["deadline"]
         if deadline is None:
             return
-        delay = max(0.0, deadline - time.time())
+        delay = 0.0 if self._break_over() else max(0.0, deadline - time.time())
         self._deadline_handle = asyncio.get_running_loop().call_later(
             delay, self.queue.put_nowait, _Deadline(self.seq)
         )
@@ -237,7 +249,7 @@ class Online:
         deadline = self.online["deadline"]
         if deadline is None:
             return
-        if time.time() < deadline - 0.01:  # woken early: wait again
+        if time.time() < deadline - 0.01 and not self._break_over():  # woken early: wait again
             self._arm_deadline()
             return
         st = self.game.state
