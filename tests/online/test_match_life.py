@@ -17,6 +17,7 @@ from tests.online.support import (
     online_client,
     online_of,
     play_hand,
+    play_seat,
     quick_match,
     seated,
 )
@@ -126,26 +127,13 @@ def test_once_every_player_has_left_the_next_hand_is_dealt_without_the_break(db_
 def test_the_break_waits_for_the_player_who_stays(db_url: str) -> None:
     """One player leaves, the other plays the hand out: the next hand waits for the one who
     stayed (the break's deadline is set, and their ``next_hand`` deals it)."""
-    from tests.server.support import pick
-
     with online_client(db_url, NO_BREAK_END) as c, browsers(c, 2) as players:
         table = quick_match(players, preset="two-player")
         seats = seated(players, table)
         (_, leaver), (mine, stayer) = sorted(seats.items())
         assert leaver.ask(type="leave")["change"] == "leave"
-        rng = random.Random(3)
-        for _ in range(20000):
-            m = stayer.next()
-            assert m["type"] != "error", m
-            if m["type"] != "state":
-                continue
-            if m["view"]["phase"] == "over":
-                break
-            if m["view"]["turn"] == mine and m["view"]["legal"]:
-                stayer.send(type="action", version=m["version"], action=pick(m["view"]["legal"], rng))
-        else:
-            raise AssertionError("the hand did not end")
-        assert online_of(m)["deadline_ms"] is not None
+        over = play_seat(stayer, mine, random.Random(3), lambda m: m["view"]["phase"] == "over")
+        assert online_of(over)["deadline_ms"] is not None
         dealt = stayer.ask(type="next_hand")
         assert dealt["type"] == "state" and dealt["change"] == "next_hand"
 
@@ -161,21 +149,7 @@ def test_offline_and_online_stats_are_apart(db_url: str) -> None:
         )
         assert r.status_code == 200
         s = Socket(me.socket(f"/ws/tables/{r.json()['table']}"))
-        rng = random.Random(5)
-        from tests.server.support import pick
-
-        for _ in range(5000):
-            m = s.next()
-            assert m["type"] != "error", m
-            if m["type"] != "state":
-                continue
-            if m["table"]["match"]["over"]:
-                break
-            v = m["view"]
-            if v["turn"] == 0 and v["legal"]:
-                s.send(type="action", version=m["version"], action=pick(v["legal"], rng))
-        else:
-            raise AssertionError("the match did not end")
+        play_seat(s, 0, random.Random(5), lambda m: m["table"]["match"]["over"], limit=5000)
         offline = me.request("GET", "/api/stats").json()
         online = me.request("GET", "/api/stats", params={"scope": "online"}).json()
         assert offline["played"] == 1
