@@ -121,13 +121,13 @@ class ServerConfig:
     redis_url: str | None = None
 
     # accounts, coins and reports (server/accounts.py; docs/protocol.md "Accounts, ratings...")
+    #: registration without an SMTP server (below), where no address can be confirmed: True
+    #: registers at once, unconfirmed (a taken email is then refused, which says it is taken:
+    #: see docs/protocol.md); False refuses it (``registration_unavailable``)
+    registration_without_smtp: bool = True
     #: the SMTP server recovery email goes through (None: recovery is unavailable), its sender,
     #: and the address the links in it point to (None: the address the request was sent to)
     smtp_url: str | None = None
-    #: without SMTP no address can be confirmed: True registers at once, unconfirmed (a
-    #: taken email is then refused, which says it is taken: see docs/protocol.md); False
-    #: refuses registration (``registration_unavailable``)
-    registration_without_smtp: bool = True
     smtp_from: str = "Canasta <no-reply@localhost>"
     public_url: str | None = None
     #: login, registration and reset attempts per client address per minute; logins per email

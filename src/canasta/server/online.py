@@ -216,15 +216,13 @@ class Online:
             self._update_online(decision=key, deadline=now + self.config.move_seconds)
 
     def _break_over(self) -> bool:
-        """Between two hands: whether the next may be dealt before the break ends. It may
-        once every player present and not on auto-play is ready (docs/protocol.md), and at
-        once when every person has left the match: nobody is left to read the scores. A
-        player merely disconnected or on auto-play may be back, so then the break runs on."""
+        """Between two hands: whether the next is dealt at once, before the break ends. It is
+        when every person has left the match (every seat is the computer's): nobody is left
+        to read the scores or to say they are ready. A player merely disconnected, away or on
+        auto-play may be back, so then the break runs on (or ends when every player present
+        and not on auto-play says they are ready: :meth:`_online_next_hand`)."""
         if self.game.is_over or not self.game.state.is_over:
             return False
-        active = self._active_humans()
-        if active:
-            return all(self.online["ready"][s] for s in active)
         return all(seat.kind == "computer" for seat in self.seats)
 
     def _arm_deadline(self) -> None:
