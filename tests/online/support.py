@@ -238,28 +238,6 @@ def play_hand(
     raise AssertionError("the hand did not end")
 
 
-def play_seat(
-    sock: Socket, seat: int, rng: Any, done: Callable[[Message], bool], limit: int = 20000
-) -> Message:
-    """One person plays ``seat`` through ``sock`` (``pick`` chooses; the computer or others
-    play the rest) until a state for which ``done`` holds: that state. No error on the way.
-    It acts once per version: a presence change (a leave, a return) repeats the version."""
-    from tests.server.support import pick
-
-    acted = -1
-    for _ in range(limit):
-        m = sock.next()
-        assert m["type"] != "error", m
-        if m["type"] != "state":
-            continue
-        if done(m):
-            return m
-        if m["view"]["turn"] == seat and m["view"]["legal"] and m["version"] > acted:
-            acted = m["version"]
-            sock.send(type="action", version=acted, action=pick(m["view"]["legal"], rng))
-    raise AssertionError("the awaited state never came")
-
-
 def seated(players: list[Browser], table: str) -> dict[int, Socket]:
     """Each browser's socket at ``table``, by the seat the server gave it."""
     out = {}

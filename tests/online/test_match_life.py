@@ -17,11 +17,11 @@ from tests.online.support import (
     online_client,
     online_of,
     play_hand,
-    play_seat,
     quick_match,
     seated,
 )
 from tests.online.test_clock import _live, _room_match
+from tests.server.support import play_to_the_end
 
 LONG = dataclasses.replace(ONLINE_CONFIG, move_seconds=600.0)
 
@@ -130,9 +130,11 @@ def test_the_break_waits_for_the_player_who_stays(db_url: str) -> None:
     with online_client(db_url, NO_BREAK_END) as c, browsers(c, 2) as players:
         table = quick_match(players, preset="two-player")
         seats = seated(players, table)
-        (_, leaver), (mine, stayer) = sorted(seats.items())
+        (_, leaver), (_, stayer) = sorted(seats.items())
         assert leaver.ask(type="leave")["change"] == "leave"
-        over = play_seat(stayer, mine, random.Random(3), lambda m: m["view"]["phase"] == "over")
+        over = play_to_the_end(
+            stayer.ws, random.Random(3), until=lambda m: m["view"]["phase"] == "over"
+        )
         assert online_of(over)["deadline_ms"] is not None
         dealt = stayer.ask(type="next_hand")
         assert dealt["type"] == "state" and dealt["change"] == "next_hand"
@@ -149,7 +151,7 @@ def test_offline_and_online_stats_are_apart(db_url: str) -> None:
         )
         assert r.status_code == 200
         s = Socket(me.socket(f"/ws/tables/{r.json()['table']}"))
-        play_seat(s, 0, random.Random(5), lambda m: m["table"]["match"]["over"], limit=5000)
+        play_to_the_end(s.ws, random.Random(5))
         offline = me.request("GET", "/api/stats").json()
         online = me.request("GET", "/api/stats", params={"scope": "online"}).json()
         assert offline["played"] == 1

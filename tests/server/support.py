@@ -267,8 +267,12 @@ def play_to_the_end(
     rng: random.Random,
     on_message: Callable[[Message], None] = lambda m: None,
     max_messages: int = 20000,
+    until: Callable[[Message], bool] = lambda m: bool(m["table"]["match"]["over"]),
 ) -> Message:
-    """Play the client's seat(s) until the match is over; returns the last state."""
+    """Play the client's seat(s) until a state for which ``until`` holds (by default: the
+    match is over); returns that state. It acts once per version: a change that is not the
+    game's (a leave, a return) repeats the version."""
+    acted = -1
     for _ in range(max_messages):
         msg = receive(ws)
         on_message(msg)
@@ -276,13 +280,19 @@ def play_to_the_end(
         if msg["type"] != "state":
             continue
         table, view = msg["table"], msg["view"]
-        if table["match"]["over"]:
+        if until(msg):
             return msg
         if table["handoff"] is not None:
             assert view["hand"] is None
             send(ws, type="reveal", seat=table["handoff"])
         elif view["phase"] == "over":
             send(ws, type="next_hand")
-        elif view["seat"] is not None and view["turn"] == view["seat"] and view["legal"]:
-            send(ws, type="action", version=msg["version"], action=pick(view["legal"], rng))
-    raise AssertionError("the match did not end")
+        elif (
+            view["seat"] is not None
+            and view["turn"] == view["seat"]
+            and view["legal"]
+            and msg["version"] > acted
+        ):
+            acted = msg["version"]
+            send(ws, type="action", version=acted, action=pick(view["legal"], rng))
+    raise AssertionError("the awaited state never came")

@@ -201,12 +201,14 @@ class Online:
             return
         if st.is_over:
             key: list[Any] = ["break", self.game.hand_number]
+            # once every person has left (every seat is the computer's), nobody is left to
+            # read the scores or to say they are ready: the break ends now (docs/protocol.md)
+            everyone_left = all(seat.kind == "computer" for seat in self.seats)
+            end = now if everyone_left else now + self.config.hand_break_seconds
             if on["decision"] != key:
-                self._update_online(
-                    decision=key,
-                    deadline=now + self.config.hand_break_seconds,
-                    ready=[False] * len(self.seats),
-                )
+                self._update_online(decision=key, deadline=end, ready=[False] * len(self.seats))
+            elif everyone_left and (on["deadline"] is None or end < on["deadline"]):
+                self._update_online(deadline=end)  # the last one left during the break
             return
         seat = st.turn
         key = [self.game.hand_number, seat, st.phase]
@@ -214,16 +216,6 @@ class Online:
             self._update_online(decision=key, deadline=None)
         elif on["decision"] != key or on["deadline"] is None:
             self._update_online(decision=key, deadline=now + self.config.move_seconds)
-
-    def _break_over(self) -> bool:
-        """Between two hands: whether the next is dealt at once, before the break ends. It is
-        when every person has left the match (every seat is the computer's): nobody is left
-        to read the scores or to say they are ready. A player merely disconnected, away or on
-        auto-play may be back, so then the break runs on (or ends when every player present
-        and not on auto-play says they are ready: :meth:`_online_next_hand`)."""
-        if self.game.is_over or not self.game.state.is_over:
-            return False
-        return all(seat.kind == "computer" for seat in self.seats)
 
     def _arm_deadline(self) -> None:
         """After a commit (and at start): wake the worker when the pending deadline passes."""
@@ -235,7 +227,7 @@ class Online:
         deadline = self.online["deadline"]
         if deadline is None:
             return
-        delay = 0.0 if self._break_over() else max(0.0, deadline - time.time())
+        delay = max(0.0, deadline - time.time())
         self._deadline_handle = asyncio.get_running_loop().call_later(
             delay, self.queue.put_nowait, _Deadline(self.seq)
         )
@@ -247,7 +239,7 @@ class Online:
         deadline = self.online["deadline"]
         if deadline is None:
             return
-        if time.time() < deadline - 0.01 and not self._break_over():  # woken early: wait again
+        if time.time() < deadline - 0.01:  # woken early: wait again
             self._arm_deadline()
             return
         st = self.game.state

@@ -22,14 +22,19 @@ def account_ref(**kw: object) -> sa.Column:  # type: ignore[type-arg]
     )
 
 
+def key(name: str, kind: sa.types.TypeEngine) -> sa.Column:  # type: ignore[type-arg]
+    """A primary-key column (two of them make a composite key)."""
+    return sa.Column(name, kind, primary_key=True)
+
+
 def id_key() -> sa.Column:  # type: ignore[type-arg]
     """``id``, the primary key of a table whose rows the server names (up to 40 characters)."""
-    return sa.Column("id", sa.String(40), primary_key=True)
+    return key("id", sa.String(40))
 
 
 def token_hash() -> sa.Column:  # type: ignore[type-arg]
     """The primary key of a table of tokens: the SHA-256 of the token (hex), never the token."""
-    return sa.Column("token_hash", sa.String(64), primary_key=True)
+    return key("token_hash", sa.String(64))
 
 
 def add_table_counter(name: str) -> None:
@@ -43,11 +48,6 @@ def drop_table_column(name: str) -> None:
     """The undoing of :func:`add_table_counter`."""
     with op.batch_alter_table("tables") as batch:
         batch.drop_column(name)
-
-
-def key(name: str, kind: sa.types.TypeEngine) -> sa.Column:  # type: ignore[type-arg]
-    """A primary-key column (two of them make a composite key)."""
-    return sa.Column(name, kind, primary_key=True)
 
 
 def columns(kind: sa.types.TypeEngine, *names: str, nullable: bool = False) -> list[sa.Column]:  # type: ignore[type-arg]
