@@ -435,7 +435,7 @@ async def merge_guest_stats(
                 continue
             if old.played or old.canastas or old.best_hand is not None:
                 key = stats_key(account_id, scope)
-                await s.execute(store.insert_missing_stats(key))
+                await store.ensure_stats(s, key)
                 values: dict[str, Any] = {
                     "played": StatsRow.played + old.played,
                     "won": StatsRow.won + old.won,

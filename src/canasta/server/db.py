@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import os
 import secrets
@@ -219,34 +220,48 @@ class StatsDelta:
     finished: bool = False
     won: bool = False
 
-    def sql_values(self) -> dict[str, Any]:
-        """The change as SQL expressions of the row's own columns: concurrent saves of one
-        account's tables each add their part (no read-modify-write to lose an update)."""
-        values: dict[str, Any] = {
-            "canastas": StatsRow.canastas + self.canastas,
-            "updated_at": now(),
+    def params(self, moment: dt.datetime) -> dict[str, Any]:
+        """The bound values of :func:`stats_update` for this delta."""
+        return {
+            "d_profile": self.profile,
+            "d_canastas": self.canastas,
+            "d_best": self.best_hand,
+            "d_now": moment,
         }
-        if self.best_hand is not None:
-            values["best_hand"] = case(
-                (
-                    or_(StatsRow.best_hand.is_(None), StatsRow.best_hand < self.best_hand),
-                    self.best_hand,
-                ),
-                else_=StatsRow.best_hand,
+
+    def statement(self) -> Any:
+        return stats_update(self.best_hand is not None, self.finished, self.won)
+
+
+@functools.cache
+def stats_update(best: bool, finished: bool, won: bool) -> Any:
+    """``UPDATE profile_stats`` by a delta of one shape (a best hand or not, a finished match
+    won or lost, or none), as SQL expressions of the row's own columns: concurrent saves of
+    one account's tables each add their part (no read-modify-write to lose an update). Every
+    value is a bound parameter (:meth:`StatsDelta.params`), so each of the few shapes is built
+    and compiled once, not at every hand's end."""
+    c = StatsRow.__table__.c
+    d_best = bindparam("d_best", type_=Integer)
+    values: dict[Any, Any] = {
+        c.canastas: c.canastas + bindparam("d_canastas", type_=Integer),
+        c.updated_at: bindparam("d_now", type_=c.updated_at.type),
+    }
+    if best:
+        values[c.best_hand] = case(
+            (or_(c.best_hand.is_(None), c.best_hand < d_best), d_best), else_=c.best_hand
+        )
+    if finished:
+        values[c.played] = c.played + 1
+        if won:
+            values[c.won] = c.won + 1
+            values[c.streak] = c.streak + 1
+            # every right-hand side reads the row as it was before this update
+            values[c.best_streak] = case(
+                (c.best_streak < c.streak + 1, c.streak + 1), else_=c.best_streak
             )
-        if self.finished:
-            values["played"] = StatsRow.played + 1
-            if self.won:
-                values["won"] = StatsRow.won + 1
-                values["streak"] = StatsRow.streak + 1
-                # every right-hand side reads the row as it was before this update
-                values["best_streak"] = case(
-                    (StatsRow.best_streak < StatsRow.streak + 1, StatsRow.streak + 1),
-                    else_=StatsRow.best_streak,
-                )
-            else:
-                values["streak"] = 0
-        return values
+        else:
+            values[c.streak] = 0
+    return update(StatsRow.__table__).where(c.profile == bindparam("d_profile")).values(values)
 
 
 #: the statistics a player is shown, in order: the columns of :class:`StatsRow` but its key
@@ -363,6 +378,8 @@ class Store:
         #: PostgreSQL updates a whole batch per statement from arrays (``_unnest_statement``)
         self._postgres = url.startswith("postgresql")
         self._unnests: dict[tuple[str, ...], tuple[Any, frozenset[str]]] = {}
+        #: the insert of an empty statistics row (:meth:`ensure_stats`), built at first use
+        self._insert_stats: Any = None
         #: False once another process holds this database: then nothing may be written
         self.writable = True
 
@@ -535,7 +552,7 @@ class Store:
                 old = await s.get(StatsRow, legacy)
                 if old is not None:
                     # a fresh account: nothing else writes its statistics yet
-                    await s.execute(self.insert_missing_stats(account_id))
+                    await self.ensure_stats(s, account_id)
                     mine = await s.get(StatsRow, account_id)
                     assert mine is not None
                     mine.played += old.played
@@ -592,35 +609,38 @@ class Store:
             await self._apply_deltas(s, deltas)
 
     async def _apply_deltas(self, s: Any, deltas: list[StatsDelta] | None) -> None:
+        moment = now()
         for delta in deltas or ():
-            await s.execute(self.insert_missing_stats(delta.profile))
-            await s.execute(
-                update(StatsRow)
-                .where(StatsRow.profile == delta.profile)
-                .values(**delta.sql_values())
-                .execution_options(synchronize_session=False)
-            )
+            await self.ensure_stats(s, delta.profile)
+            await s.execute(delta.statement(), delta.params(moment))
 
-    def insert_missing_stats(self, profile: str) -> Any:
-        """``INSERT … ON CONFLICT DO NOTHING`` of an empty stats row (both databases)."""
-        if self.url.startswith("postgresql"):
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        return (
-            insert(StatsRow)
-            .values(
-                profile=profile,
-                played=0,
-                won=0,
-                best_hand=None,
-                canastas=0,
-                streak=0,
-                best_streak=0,
-                updated_at=now(),
+    async def ensure_stats(self, s: Any, profile: str) -> None:
+        """``INSERT … ON CONFLICT DO NOTHING`` of an empty stats row of ``profile`` (both
+        databases), on the connection or session ``s``: the statement is built once."""
+        statement = self._insert_stats
+        if statement is None:
+            if self.url.startswith("postgresql"):
+                from sqlalchemy.dialects.postgresql import insert
+            else:
+                from sqlalchemy.dialects.sqlite import insert
+            c = StatsRow.__table__.c
+            statement = self._insert_stats = (
+                insert(StatsRow.__table__)
+                .values(
+                    {
+                        c.profile: bindparam("e_profile", type_=c.profile.type),
+                        c.played: 0,
+                        c.won: 0,
+                        c.best_hand: None,
+                        c.canastas: 0,
+                        c.streak: 0,
+                        c.best_streak: 0,
+                        c.updated_at: bindparam("e_now", type_=c.updated_at.type),
+                    }
+                )
+                .on_conflict_do_nothing(index_elements=["profile"])
             )
-            .on_conflict_do_nothing(index_elements=["profile"])
-        )
+        await s.execute(statement, {"e_profile": profile, "e_now": now()})
 
     async def append_change(
         self,
