@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
+
+from canasta.server.app import STATIC
 
 from .support import TEST_CONFIG, client, create_table, receive
 
@@ -116,6 +119,14 @@ def test_answers_are_compressed_and_carry_cache_headers(sqlite_url: str) -> None
             "/static/js/app.js",
             headers={"accept-encoding": "gzip", "if-none-match": page.headers["etag"]},
         )
+        assert again.status_code == 304
+        # the translations: kept indented, served compact, with the same revalidation
+        source = STATIC / "i18n" / "ja.json"
+        strings = c.get("/static/i18n/ja.json", headers={"accept-encoding": "gzip"})
+        assert strings.headers["content-type"] == "application/json"
+        assert strings.json() == json.loads(source.read_text())
+        assert b"\n" not in strings.content and len(strings.content) < 0.95 * source.stat().st_size
+        again = c.get("/static/i18n/ja.json", headers={"if-none-match": strings.headers["etag"]})
         assert again.status_code == 304
         api = c.get("/api/presets", headers={"accept-encoding": "gzip"})
         assert api.headers["content-encoding"] == "gzip"
