@@ -102,6 +102,7 @@ async def _human(
         async with connect(url, additional_headers={"Cookie": cookie}, max_size=None) as ws:
             sent_at: float | None = None
             sent_version = -1
+            held: dict[str, Any] | None = None  # the last state, which a patch applies to
             while time.time() < until:
                 try:
                     raw = await asyncio.wait_for(ws.recv(), timeout=max(0.05, until - time.time()))
@@ -115,6 +116,15 @@ async def _human(
                     continue
                 if msg["type"] != "state":
                     continue
+                if "base" in msg:  # a patch: the entries that changed since the state held
+                    if held is None or held["sid"] != msg["base"]:
+                        _count_error(out, "patch_base")
+                        held = None
+                        await ws.send('{"type":"sync"}')
+                        continue
+                    msg["view"] = {**held["view"], **msg["view"]}
+                    msg["table"] = {**held["table"], **msg["table"]}
+                held = msg
                 if sent_at is not None and msg["version"] > sent_version:
                     out["times"].append((time.perf_counter() - sent_at) * 1000)
                     out["actions"] += 1
@@ -238,8 +248,9 @@ def run_load(
     # a browser reaches any node (no sticky sessions)
     urls = [rng.choice(nodes).url.replace("http://", "ws://") for _ in ids]
     jobs = [
-        # opened as the page opens it: the hand's history arrives as new events only
-        (f"{ws}/ws/tables/{t}?history=delta", c, rng.random())
+        # opened as the page opens it: the hand's history arrives as new events only, and each
+        # state as the entries that changed
+        (f"{ws}/ws/tables/{t}?history=delta&state=patch", c, rng.random())
         for t, c, ws in zip(ids, cookies, urls, strict=True)
     ]
     clients = max(1, min(clients, tables))

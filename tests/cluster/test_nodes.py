@@ -57,6 +57,7 @@ class Player:
         self.cookie = cookie
         self.ws: Any = None
         self.state: dict[str, Any] | None = None
+        self.patches = 0  # states that came as patches
 
     async def connect(self, url: str, nodes: list[Any], deadline: float) -> None:
         """Connect to ``url`` (a path), trying the live nodes until one serves a state."""
@@ -88,6 +89,11 @@ class Player:
         while True:
             msg = json.loads(await asyncio.wait_for(self.ws.recv(), timeout=max(0.1, end - time.monotonic())))
             if msg.get("type") == "state":
+                if "base" in msg:  # a patch (``?state=patch``): over the state this page holds
+                    assert self.state is not None and msg["base"] == self.state["sid"], msg
+                    msg["view"] = {**self.state["view"], **msg["view"]}
+                    msg["table"] = {**self.state["table"], **msg["table"]}
+                    self.patches += 1
                 self.state = msg
             if pred(msg):
                 return msg
@@ -189,7 +195,7 @@ def test_two_nodes_play_an_online_hand_through_two_owner_crashes(cluster_urls):
 
 async def _play_through_crashes(nodes: list[Any], cookies: list[str], table: str, db: str, redis_url: str) -> None:
     rng = random.Random(4)
-    path = f"/ws/tables/{table}"
+    path = f"/ws/tables/{table}?history=delta&state=patch"  # as the page opens it
     players = [Player(c) for c in cookies]
     for i, p in enumerate(players):  # spread over both nodes: half of them are forwarded
         await p.connect(path, [nodes[i % 2], nodes[(i + 1) % 2]], time.monotonic() + 20)
@@ -242,6 +248,8 @@ async def _play_through_crashes(nodes: list[Any], cookies: list[str], table: str
     # every node agrees: the stored match holds exactly the acknowledged actions
     for p in players:
         assert p.state["version"] == acked
+    # forwarded or not, every page was sent patches and rebuilt each state from them
+    assert all(p.patches > 10 for p in players)
 
 
 def _is_owner(n: Any, owner: str | None, redis_url: str) -> bool:

@@ -611,11 +611,12 @@ def create_app(
             return
         account_id = account.id if account is not None else None
         history_delta = websocket.query_params.get("history") == "delta"
+        state_patch = websocket.query_params.get("state") == "patch"
         if isinstance(found, str):  # another node owns the table: forward this socket there
             assert forwarding is not None
             await forwarding.forward(
                 websocket, f"table:{table_id}", found, account=account_id, name=None,
-                history_delta=history_delta,
+                history_delta=history_delta, state_patch=state_patch,
             )
             return
         table = found
@@ -627,7 +628,7 @@ def create_app(
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
         conn = Conn.with_limits(config, account=account_id, owner=owner)
-        conn.history_delta = history_delta
+        conn.history_delta, conn.state_patch = history_delta, state_patch
         table.join(conn)
 
         async def deliver(raw: str | bytes) -> None:

@@ -54,6 +54,11 @@ class Conn:
         #: epoch, the events sent), or None before its first state
         self.history_delta = False
         self.history_mark: tuple[int, int] | None = None
+        #: the client keeps the last state and is sent only the parts of the next one that
+        #: differ (``?state=patch``); ``state_held`` is what it holds: (that message's number,
+        #: its view and its table), or None before its first state and after a ``sync``
+        self.state_patch = False
+        self.state_held: tuple[int, dict[str, Any], dict[str, Any]] | None = None
 
     @staticmethod
     def limits(config: ServerConfig) -> dict[str, Any]:

@@ -105,6 +105,7 @@ class Forwarding:
                 owner = account is not None and table.owns(account)
                 rc = self._remote_conn(node, conn_id, account, owner)
                 rc.history_delta = message.get("history") == "delta"
+                rc.state_patch = message.get("state") == "patch"
                 if not table.has_room_for(owner):
                     rc.send(error_message("table_full", "too many sockets at this table"))
                     rc.close()
@@ -246,16 +247,21 @@ class Forwarding:
         account: str | None,
         name: str | None,
         history_delta: bool = False,
+        state_patch: bool = False,
     ) -> None:
         """Serve an accepted browser socket whose table (or the lobby) another node owns
-        (``history_delta``: the browser keeps the hand's history, see :class:`Conn`)."""
+        (``history_delta``, ``state_patch``: the browser keeps the hand's history, the last
+        state; see :class:`Conn`)."""
         conn_id = secrets.token_hex(8)
         conn = Conn.with_limits(self.config, account=account, owner=False)
         self.local[conn_id] = conn
         channel = RedisCluster.in_channel(resource)
         base = {"node": self.cluster.node, "conn": conn_id}
         try:
-            join = {"op": "join", "account": account, "name": name, "history": "delta" if history_delta else None}
+            join = {
+                "op": "join", "account": account, "name": name,
+                "history": "delta" if history_delta else None, "state": "patch" if state_patch else None,
+            }
             await self.cluster.publish(channel, {**base, **join})
         except Exception:
             self.local.pop(conn_id, None)

@@ -236,6 +236,7 @@ class Handlers:
 
     async def _on_sync(self, conn: Conn, msg: dict[str, Any]) -> None:
         conn.history_mark = None  # a client asking again is sent the whole history
+        conn.state_held = None  # and the whole state
         conn.send(self._replying(conn, self.state_message(conn, "sync")))
 
 

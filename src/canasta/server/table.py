@@ -57,6 +57,29 @@ SNAPSHOT_EVERY = 500
 _STATE_FIELDS = ("paused", "handoff", "viewer", "hands_counted", "match_counted")
 
 
+#: a state message built for an audience: the message, its text, and the history mark and the
+#: state its sockets then hold
+_Built = tuple[dict[str, Any], str, tuple[int, int] | None, tuple[int, dict[str, Any], dict[str, Any]] | None]
+
+#: the view's entries a patch always carries: the history is sent as new events already
+_PATCH_ALWAYS = frozenset({"history", "history_from"})
+
+
+def state_patch(
+    held: tuple[int, dict[str, Any], dict[str, Any]], view: dict[str, Any], table: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The entries of ``view`` and ``table`` that differ from the ``held`` state's (the
+    history always), or None when their keys differ (then the whole state is sent). A
+    client rebuilds the state by putting these entries over the ones it holds."""
+    _, old_view, old_table = held
+    if old_view.keys() != view.keys() or old_table.keys() != table.keys():
+        return None
+    return (
+        {k: v for k, v in view.items() if k in _PATCH_ALWAYS or old_view[k] != v},
+        {k: v for k, v in table.items() if old_table[k] != v},
+    )
+
+
 @dataclass
 class _Incoming:
     conn: Conn
@@ -154,6 +177,8 @@ class Table(Seating, Handlers, Online):
         #: that history (a new number whenever it is rewritten rather than extended)
         self._history_cache: dict[int | None, tuple[tuple[Event, ...], list[bytes], int]] = {}
         self._history_epochs = 0
+        #: the number of the last state message built (``sid``: what a patch names as its base)
+        self._sids = 0
         #: (game, what fairness_info depends on, its value): see ``_fairness``
         self._fairness_cache: tuple[Game, tuple[int, bool, bool], dict[str, Any] | None] | None = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
@@ -393,11 +418,13 @@ class Table(Seating, Handlers, Online):
 
     def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
         """A full redraw for one recipient, built from that recipient's view only (its
-        history's events encoded once each: see :meth:`_history_json`).
+        history's events encoded once each: see :meth:`_history_json`), numbered ``sid``.
 
         A socket that keeps the history (``conn.history_delta``) is sent only the events past
         those it holds, with ``history_from`` saying where they start (0: the whole history),
-        and its mark moves on."""
+        and its mark moves on. A socket that keeps the state (``conn.state_patch``) and holds
+        one is sent only the view's and the table's entries that differ from it, with
+        ``base`` naming the state they apply to (see :func:`state_patch`)."""
         seat = self.view_seat(conn)
         view = self.game.state.view(seat)
         history, epoch = self._history_json(seat, view.history)
@@ -407,14 +434,24 @@ class Table(Seating, Handlers, Online):
         if conn is not None and conn.history_delta:
             body["history_from"] = start
             conn.history_mark = (epoch, len(history))
-        return {
+        self._sids += 1
+        message = {
             "type": "state",
             "version": self.version,
             "change": change,
+            "sid": self._sids,
             "view": body,
             "table": self._info(seat, self._can_undo(conn)),
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
+        if conn is not None and conn.state_patch:
+            held, conn.state_held = conn.state_held, (self._sids, body, message["table"])
+            if held is not None:
+                patch = state_patch(held, body, message["table"])
+                if patch is not None:
+                    message["base"] = held[0]
+                    message["view"], message["table"] = patch
+        return message
 
     @staticmethod
     def _history_start(conn: Conn | None, epoch: int, length: int) -> int:
@@ -446,19 +483,20 @@ class Table(Seating, Handlers, Online):
 
     def _send_states(self, change: str) -> None:
         """Send every socket its state message: built and encoded once per audience (the
-        seat it sees, whether it may undo, the history it holds), so a seat's tabs and the
-        spectators share one text; the socket whose message is being handled gets its request
-        id on its own copy."""
-        sent: dict[tuple[int | None, bool, tuple[int, int] | None], tuple[dict[str, Any], str, tuple[int, int] | None]] = {}
+        seat it sees, whether it may undo, the history and the state it holds), so a seat's
+        tabs and the spectators share one text; the socket whose message is being handled
+        gets its request id on its own copy."""
+        sent: dict[tuple[int | None, bool, tuple[int, int] | None, int | None], _Built] = {}
         for conn in self.conns:
             mark = conn.history_mark if conn.history_delta else None
-            key = (self.view_seat(conn), self._can_undo(conn), mark)
+            held = conn.state_held[0] if conn.state_patch and conn.state_held is not None else None
+            key = (self.view_seat(conn), self._can_undo(conn), mark, held)
             built = sent.get(key)
             if built is None:
                 message = self.state_message(conn, change)
-                built = sent[key] = (message, dumps(message), conn.history_mark)
+                built = sent[key] = (message, dumps(message), conn.history_mark, conn.state_held)
             else:  # the same text: the socket now holds what the first of its audience holds
-                conn.history_mark = built[2]
+                conn.history_mark, conn.state_held = built[2], built[3]
             if self._request is not None and self._request[0] is conn and self._request[1] is not None:
                 conn.send(self._replying(conn, dict(built[0])))
             else:

@@ -67,8 +67,8 @@ export class Socket {
 /** The socket of one table. */
 export class TableSocket extends Socket {
   constructor(tableId, onMessage, onStatus) {
-    // the page keeps the hand's history: each state brings only the events it has not seen
-    super(`/ws/tables/${encodeURIComponent(tableId)}?history=delta`, onMessage, onStatus);
+    // the page keeps the hand's history and the last state: only what changed comes
+    super(`/ws/tables/${encodeURIComponent(tableId)}?history=delta&state=patch`, onMessage, onStatus);
     this.tableId = tableId;
   }
 }

@@ -182,12 +182,25 @@ function wholeHistory(msg) {
   return mine.slice(0, v.history_from).concat(v.history);
 }
 
-function onState(msg) {
-  const history = wholeHistory(msg);
-  if (history === null) {
-    request("sync", { type: "sync" });
+/** The whole state of a message: a patch (with ``base``) put over the state held, or null. */
+function wholeState(msg) {
+  if (msg.base === undefined) return msg;
+  const mine = held.sock === S.sock ? S.msg : null;
+  if (!mine || mine.sid !== msg.base) return null;
+  return { ...msg, view: { ...mine.view, ...msg.view }, table: { ...mine.table, ...msg.table } };
+}
+
+let syncAsked = false;
+
+function onState(patch) {
+  const msg = wholeState(patch);
+  const history = msg && wholeHistory(msg);
+  if (!history) {
+    if (!syncAsked) request("sync", { type: "sync" });
+    syncAsked = true;
     return;
   }
+  if (patch.base === undefined) syncAsked = false;
   msg.view.history = history;
   held = { sock: S.sock, history };
   const about = replyTo(msg);

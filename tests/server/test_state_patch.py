@@ -1,0 +1,111 @@
+"""A page that keeps the last state (``?state=patch``) is sent only the view's and the table's
+entries that changed, naming the state they apply to; put over what it holds, they give exactly
+the state a socket that did not ask is sent whole, at every step of a match."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+from typing import Any
+
+from starlette.testclient import WebSocketTestSession
+
+from .support import Message, client, create_table, my_turn, pick, receive, send
+from .test_history_delta import state_at
+
+#: what differs between two sockets' copies of one state (the message numbers, the history
+#: each was sent as new events, a request id)
+_OWN = {"sid", "base", "request"}
+_HISTORY = {"history", "history_from"}
+
+
+def comparable(msg: Message) -> dict[str, Any]:
+    """The state ``msg`` stands for (a socket's first state, or one it asked for, has the
+    version of the last change but says why it came instead of what changed)."""
+    own = _OWN | ({"change", "event"} if msg["change"] in ("connect", "sync") else set())
+    return {
+        **{k: v for k, v in msg.items() if k not in own},
+        "view": {k: v for k, v in msg["view"].items() if k not in _HISTORY},
+    }
+
+
+class PatchPage:
+    """What a page keeping the state holds, as the page builds it."""
+
+    def __init__(self, ws: WebSocketTestSession) -> None:
+        self.ws = ws
+        self.held: Message | None = None
+        self.last: Message = {}  # the last message as it came
+        self.patches = self.whole = 0
+        self.patch_bytes = self.whole_bytes = 0
+
+    def next_state(self) -> Message:
+        while (msg := receive(self.ws))["type"] != "state":
+            pass
+        size, self.last = len(json.dumps(msg)), msg
+        if "base" in msg:
+            assert self.held is not None and msg["base"] == self.held["sid"]
+            assert set(msg["view"]) >= _HISTORY  # the new events always come along
+            msg = {
+                **msg,
+                "view": {**self.held["view"], **msg["view"]},
+                "table": {**self.held["table"], **msg["table"]},
+            }
+            self.patches += 1
+            self.patch_bytes += size
+        else:
+            self.whole += 1
+            self.whole_bytes += size
+        self.held = msg
+        return msg
+
+
+def test_patches_rebuild_every_state_a_whole_socket_is_sent(sqlite_url: str) -> None:
+    with client(sqlite_url) as c:
+        tid = create_table(c, mode="computer", preset="classic", seed=3)
+        url = f"/ws/tables/{tid}?history=delta&state=patch"
+        with c.websocket_connect(f"/ws/tables/{tid}?history=delta") as whole:
+            while receive(whole)["type"] != "state":  # joined first: sent every later state
+                pass
+            seen: dict[int, Message] = {}  # the whole socket's states, by version
+            with c.websocket_connect(url) as ws1, contextlib.ExitStack() as later:
+                page, rng = PatchPage(ws1), random.Random(4)
+                whole_bytes = 0  # what the whole socket was sent for the states patched here
+                for step in range(5000):
+                    msg = page.next_state()
+                    seen[msg["version"]] = expected = state_at(whole, msg["version"])
+                    whole_bytes += len(json.dumps(expected)) if "base" in page.last else 0
+                    if msg["change"] == "connect":
+                        expected = {**expected, "change": "connect"}
+                    assert comparable(msg) == comparable(expected)
+                    v = msg["view"]
+                    if v["hand_number"] >= 2 and v["phase"] != "over":
+                        break
+                    if step == 40:  # a second page opens mid-hand: read below
+                        late_ws = later.enter_context(c.websocket_connect(url))
+                    if v["phase"] == "over":
+                        send(ws1, type="next_hand")
+                    elif my_turn(msg):
+                        send(ws1, type="action", version=msg["version"], action=pick(v["legal"], rng))
+                else:
+                    raise AssertionError("the second hand never came")
+                # after the first state every one was a patch, and a patch is a fraction of a state
+                assert page.whole == 1 and page.patches > 50
+                assert page.patch_bytes * 3 < whole_bytes
+                # the second page started from a whole state and rebuilt every later one
+                late = PatchPage(late_ws)
+                while (other := late.next_state())["version"] < msg["version"]:
+                    if other["change"] != "connect":
+                        assert comparable(other) == comparable(seen[other["version"]])
+                assert late.whole == 1 and late.patches > 10
+                assert comparable(other) == comparable(msg)
+                later.close()
+                # asking again brings the whole state (the computer seats play on meanwhile)
+                send(ws1, type="sync")
+                while (again := page.next_state())["change"] != "sync":
+                    assert "base" in page.last
+                assert "base" not in page.last and page.whole == 2
+                version = again["version"]
+                expected = seen[version] if version in seen else state_at(whole, version)
+                assert comparable(again) == comparable({**expected, "change": "sync"})
