@@ -118,9 +118,10 @@ async def _human(
                     continue
                 if "base" in msg:  # a patch: the entries that changed since the state held
                     if held is None or held["sid"] != msg["base"]:
-                        _count_error(out, "patch_base")
+                        if held is not None:  # once: the patches already under way are dropped
+                            _count_error(out, "patch_base")
+                            await ws.send('{"type":"sync"}')
                         held = None
-                        await ws.send('{"type":"sync"}')
                         continue
                     msg["view"] = {**held["view"], **msg["view"]}
                     msg["table"] = {**held["table"], **msg["table"]}

@@ -177,14 +177,14 @@ class Truth:
         self.states: dict[tuple[str, int], State] = {}
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> Truth:
-        original = Table.state_message
+        original = Table._whole_state  # where every state message is built
         states = self.states
 
         def spy(table: Table, conn: Any, change: str) -> Message:
             states[(table.id, table.version)] = table.game.state.copy()
             return original(table, conn, change)
 
-        monkeypatch.setattr(Table, "state_message", spy)
+        monkeypatch.setattr(Table, "_whole_state", spy)
         return self
 
     def check(self, table_id: str, msg: Message) -> None:

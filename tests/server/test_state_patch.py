@@ -78,6 +78,8 @@ def test_patches_rebuild_every_state_a_whole_socket_is_sent(sqlite_url: str) -> 
                     whole_bytes += len(json.dumps(expected)) if "base" in page.last else 0
                     if msg["change"] == "connect":
                         expected = {**expected, "change": "connect"}
+                    else:  # one state built for the audience (one seat), patched or not
+                        assert msg["sid"] == expected["sid"]
                     assert comparable(msg) == comparable(expected)
                     v = msg["view"]
                     if v["hand_number"] >= 2 and v["phase"] != "over":
@@ -96,7 +98,8 @@ def test_patches_rebuild_every_state_a_whole_socket_is_sent(sqlite_url: str) -> 
                 # the second page started from a whole state and rebuilt every later one
                 late = PatchPage(late_ws)
                 while (other := late.next_state())["version"] < msg["version"]:
-                    if other["change"] != "connect":
+                    if other["change"] != "connect":  # the same state as the first page's
+                        assert other["sid"] == seen[other["version"]]["sid"]
                         assert comparable(other) == comparable(seen[other["version"]])
                 assert late.whole == 1 and late.patches > 10
                 assert comparable(other) == comparable(msg)
@@ -109,3 +112,9 @@ def test_patches_rebuild_every_state_a_whole_socket_is_sent(sqlite_url: str) -> 
                 version = again["version"]
                 expected = seen[version] if version in seen else state_at(whole, version)
                 assert comparable(again) == comparable({**expected, "change": "sync"})
+                # and the next state is a patch of the state the sync brought
+                if my_turn(again):
+                    legal = again["view"]["legal"]
+                    send(ws1, type="action", version=again["version"], action=pick(legal, rng))
+                page.next_state()
+                assert page.last["base"] == again["sid"]

@@ -69,9 +69,9 @@ class ClientFiles(StaticFiles):
         if cached is None or cached[0] != key:
             try:
                 value = json.loads(Path(path).read_bytes())
-            except ValueError:
+                body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+            except ValueError:  # (a lone surrogate escape parses but cannot be encoded)
                 return super().file_response(full_path, stat_result, scope, status_code)
-            body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
             etag = f'"{hashlib.md5(body, usedforsecurity=False).hexdigest()}"'
             cached = self._compact[path] = (key, body, etag)
         response = Response(

@@ -57,9 +57,8 @@ SNAPSHOT_EVERY = 500
 _STATE_FIELDS = ("paused", "handoff", "viewer", "hands_counted", "match_counted")
 
 
-#: a state message built for an audience: the message, its text, and the history mark and the
-#: state its sockets then hold
-_Built = tuple[dict[str, Any], str, tuple[int, int] | None, tuple[int, dict[str, Any], dict[str, Any]] | None]
+#: who is sent one state: the seat it sees, whether it may undo, the history it holds
+_Audience = tuple[int | None, bool, tuple[int, int] | None]
 
 #: the view's entries a patch always carries: the history is sent as new events already
 _PATCH_ALWAYS = frozenset({"history", "history_from"})
@@ -417,14 +416,16 @@ class Table(Seating, Handlers, Online):
         return cached[2]
 
     def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
+        """The state message of one recipient (see :meth:`_whole_state` and :meth:`_as_held`)."""
+        return self._as_held(conn, self._whole_state(conn, change))
+
+    def _whole_state(self, conn: Conn | None, change: str) -> dict[str, Any]:
         """A full redraw for one recipient, built from that recipient's view only (its
         history's events encoded once each: see :meth:`_history_json`), numbered ``sid``.
 
         A socket that keeps the history (``conn.history_delta``) is sent only the events past
         those it holds, with ``history_from`` saying where they start (0: the whole history),
-        and its mark moves on. A socket that keeps the state (``conn.state_patch``) and holds
-        one is sent only the view's and the table's entries that differ from it, with
-        ``base`` naming the state they apply to (see :func:`state_patch`)."""
+        and its mark moves on."""
         seat = self.view_seat(conn)
         view = self.game.state.view(seat)
         history, epoch = self._history_json(seat, view.history)
@@ -435,7 +436,7 @@ class Table(Seating, Handlers, Online):
             body["history_from"] = start
             conn.history_mark = (epoch, len(history))
         self._sids += 1
-        message = {
+        return {
             "type": "state",
             "version": self.version,
             "change": change,
@@ -444,14 +445,20 @@ class Table(Seating, Handlers, Online):
             "table": self._info(seat, self._can_undo(conn)),
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
-        if conn is not None and conn.state_patch:
-            held, conn.state_held = conn.state_held, (self._sids, body, message["table"])
-            if held is not None:
-                patch = state_patch(held, body, message["table"])
-                if patch is not None:
-                    message["base"] = held[0]
-                    message["view"], message["table"] = patch
-        return message
+
+    @staticmethod
+    def _as_held(conn: Conn | None, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` as ``conn`` is sent it: a socket that keeps the state
+        (``conn.state_patch``) and holds one is sent only the view's and the table's entries
+        that differ from it, with ``base`` naming it (see :func:`state_patch`); it then holds
+        ``message``."""
+        if conn is None or not conn.state_patch:
+            return message
+        held, conn.state_held = conn.state_held, (message["sid"], message["view"], message["table"])
+        patch = None if held is None else state_patch(held, message["view"], message["table"])
+        if held is None or patch is None:
+            return message
+        return {**message, "base": held[0], "view": patch[0], "table": patch[1]}
 
     @staticmethod
     def _history_start(conn: Conn | None, epoch: int, length: int) -> int:
@@ -482,21 +489,33 @@ class Table(Seating, Handlers, Online):
         return texts, self._history_epochs
 
     def _send_states(self, change: str) -> None:
-        """Send every socket its state message: built and encoded once per audience (the
-        seat it sees, whether it may undo, the history and the state it holds), so a seat's
-        tabs and the spectators share one text; the socket whose message is being handled
-        gets its request id on its own copy."""
-        sent: dict[tuple[int | None, bool, tuple[int, int] | None, int | None], _Built] = {}
+        """Send every socket its state message: built once per audience (the seat it sees,
+        whether it may undo, the history it holds), so a seat's tabs and the spectators share
+        one state; encoded once per audience and state held (a patch is made once per base,
+        and after it every socket of the audience holds the same state again). The socket
+        whose message is being handled gets its request id on its own copy."""
+        wholes: dict[_Audience, tuple[dict[str, Any], tuple[int, int] | None]] = {}
+        texts: dict[tuple[_Audience, bool, int | None], tuple[dict[str, Any], str]] = {}
         for conn in self.conns:
-            mark = conn.history_mark if conn.history_delta else None
-            held = conn.state_held[0] if conn.state_patch and conn.state_held is not None else None
-            key = (self.view_seat(conn), self._can_undo(conn), mark, held)
-            built = sent.get(key)
+            audience = (
+                self.view_seat(conn),
+                self._can_undo(conn),
+                conn.history_mark if conn.history_delta else None,
+            )
+            whole = wholes.get(audience)
+            if whole is None:
+                whole = wholes[audience] = (self._whole_state(conn, change), conn.history_mark)
+            else:  # the same state: the socket now holds the history the first one holds
+                conn.history_mark = whole[1]
+            message = whole[0]
+            held = conn.state_held if conn.state_patch else None
+            key = (audience, conn.state_patch, None if held is None else held[0])
+            built = texts.get(key)
             if built is None:
-                message = self.state_message(conn, change)
-                built = sent[key] = (message, dumps(message), conn.history_mark, conn.state_held)
-            else:  # the same text: the socket now holds what the first of its audience holds
-                conn.history_mark, conn.state_held = built[2], built[3]
+                out = self._as_held(conn, message)
+                built = texts[key] = (out, dumps(out))
+            elif conn.state_patch:  # the same patch: the socket now holds the same state
+                conn.state_held = (message["sid"], message["view"], message["table"])
             if self._request is not None and self._request[0] is conn and self._request[1] is not None:
                 conn.send(self._replying(conn, dict(built[0])))
             else:
