@@ -144,11 +144,17 @@ class Socket:
         self.ws = ws
         self.check = check
         self.state: Message | None = None
+        self.patches = 0  # states that came as patches
         self.chats: list[Message] = []
         self.errors: list[Message] = []
 
     def next(self) -> Message:
         msg = receive(self.ws)
+        if msg["type"] == "state" and "base" in msg:  # a patch (``?state=patch``), put over
+            held = self.state  # the state this socket holds: the one it names
+            assert held is not None and msg["base"] == held["sid"], (msg["base"], held and held["sid"])
+            msg = {**msg, "view": {**held["view"], **msg["view"]}, "table": {**held["table"], **msg["table"]}}
+            self.patches += 1
         self.check(msg)
         if msg["type"] == "state":
             self.state = msg
@@ -239,9 +245,10 @@ def play_hand(
 
 
 def seated(players: list[Browser], table: str) -> dict[int, Socket]:
-    """Each browser's socket at ``table``, by the seat the server gave it."""
+    """Each browser's socket at ``table``, by the seat the server gave it (opened as the page
+    keeps the state: sent patches, which :class:`Socket` puts over the state it holds)."""
     out = {}
     for b in players:
-        s = Socket(b.socket(f"/ws/tables/{table}"))
+        s = Socket(b.socket(f"/ws/tables/{table}?state=patch"))
         out[s.until(lambda m: m["type"] == "state")["table"]["seat"]] = s
     return out

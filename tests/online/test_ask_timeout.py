@@ -59,10 +59,14 @@ def test_r10_a_question_left_unanswered_times_out_as_no(tmp_path: Path) -> None:
                 await asyncio.sleep(0.05)
                 if table.game.hands[-1].actions[-1] == NO:
                     break
-            reloaded = Table.from_row(
-                await store.load_table("ask"), store,  # type: ignore[arg-type]
-                log=await store.load_log("ask", 0), config=config,
-            )
+            for _ in range(100):  # applied, then committed: read the store once it has it
+                reloaded = Table.from_row(
+                    await store.load_table("ask"), store,  # type: ignore[arg-type]
+                    log=await store.load_log("ask", 0), config=config,
+                )
+                if NO in reloaded.game.hands[-1].actions:
+                    break
+                await asyncio.sleep(0.05)
         finally:
             await table.stop()
             await store.dispose()

@@ -22,7 +22,8 @@ from tests.server.support import Truth
 def _seat_sockets(players: list[Browser], table: str, truth: Truth) -> dict[int, Socket]:
     out: dict[int, Socket] = {}
     for b in players:
-        s = Socket(b.socket(f"/ws/tables/{table}"), lambda m: truth.check(table, m))
+        # as the page opens it: the patches, put over the state held, are checked whole
+        s = Socket(b.socket(f"/ws/tables/{table}?state=patch"), lambda m: truth.check(table, m))
         first = s.until(lambda m: m["type"] == "state")
         assert first["change"] == "connect"
         seat = first["table"]["seat"]
@@ -42,7 +43,9 @@ def test_a_quick_match_hand_to_its_end(
         table = quick_match(players, preset=preset)
         seats = _seat_sockets(players, table, truth)
         assert sorted(seats) == list(range(n))
-        spectator = Socket(watcher.socket(f"/ws/tables/{table}"), lambda m: truth.check(table, m))
+        spectator = Socket(
+            watcher.socket(f"/ws/tables/{table}?state=patch"), lambda m: truth.check(table, m)
+        )
         first = spectator.until(lambda m: m["type"] == "state")
         assert first["table"]["seat"] is None and first["view"]["hand"] is None
         assert first["table"]["mode"] == "online"
@@ -60,3 +63,5 @@ def test_a_quick_match_hand_to_its_end(
         assert spectator.state["view"]["hand"] is None
         checked = len(truth.states)
         assert checked > 20  # the spy saw the hand
+        # every socket rebuilt its view of each state from patches
+        assert all(s.patches > 20 for s in [*seats.values(), spectator])

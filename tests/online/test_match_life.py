@@ -133,9 +133,10 @@ def test_the_break_waits_for_the_player_who_stays(db_url: str) -> None:
         (_, leaver), (_, stayer) = sorted(seats.items())
         assert leaver.ask(type="leave")["change"] == "leave"
         over = play_to_the_end(
-            stayer.ws, random.Random(3), until=lambda m: m["view"]["phase"] == "over"
+            stayer.ws, random.Random(3), until=lambda m: m["view"]["phase"] == "over", held=stayer.state
         )
         assert online_of(over)["deadline_ms"] is not None
+        stayer.state = over  # what its socket holds now (read above, past the wrapper)
         dealt = stayer.ask(type="next_hand")
         assert dealt["type"] == "state" and dealt["change"] == "next_hand"
 

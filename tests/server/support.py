@@ -268,13 +268,20 @@ def play_to_the_end(
     on_message: Callable[[Message], None] = lambda m: None,
     max_messages: int = 20000,
     until: Callable[[Message], bool] = lambda m: bool(m["table"]["match"]["over"]),
+    held: Message | None = None,
 ) -> Message:
     """Play the client's seat(s) until a state for which ``until`` holds (by default: the
     match is over); returns that state. It acts once per version: a change that is not the
-    game's (a leave, a return) repeats the version."""
+    game's (a leave, a return) repeats the version. On a socket opened with ``?state=patch``
+    each patch is put over the state before it (``held``: the last one read elsewhere)."""
     acted = -1
     for _ in range(max_messages):
         msg = receive(ws)
+        if msg["type"] == "state" and "base" in msg:
+            assert held is not None and msg["base"] == held["sid"], msg
+            msg = {**msg, "view": {**held["view"], **msg["view"]}, "table": {**held["table"], **msg["table"]}}
+        if msg["type"] == "state":
+            held = msg
         on_message(msg)
         assert msg["type"] != "error", msg
         if msg["type"] != "state":
