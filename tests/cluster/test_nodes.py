@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.server.support import bench_module
+from tests.server.support import bench_module, over_held
 
 flood = bench_module("flood")
 
@@ -90,9 +90,7 @@ class Player:
             msg = json.loads(await asyncio.wait_for(self.ws.recv(), timeout=max(0.1, end - time.monotonic())))
             if msg.get("type") == "state":
                 if "base" in msg:  # a patch (``?state=patch``): over the state this page holds
-                    assert self.state is not None and msg["base"] == self.state["sid"], msg
-                    msg["view"] = {**self.state["view"], **msg["view"]}
-                    msg["table"] = {**self.state["table"], **msg["table"]}
+                    msg = over_held(self.state, msg)
                     self.patches += 1
                 self.state = msg
             if pred(msg):

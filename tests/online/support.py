@@ -11,7 +11,7 @@ from typing import Any
 from starlette.testclient import TestClient, WebSocketTestSession
 
 from canasta.server import ServerConfig, create_app
-from tests.server.support import TEST_CONFIG, Message, receive
+from tests.server.support import TEST_CONFIG, Message, over_held, receive
 
 #: online clocks short enough for tests (each test that needs the real ones says so)
 ONLINE_CONFIG = dataclasses.replace(
@@ -150,10 +150,8 @@ class Socket:
 
     def next(self) -> Message:
         msg = receive(self.ws)
-        if msg["type"] == "state" and "base" in msg:  # a patch (``?state=patch``), put over
-            held = self.state  # the state this socket holds: the one it names
-            assert held is not None and msg["base"] == held["sid"], (msg["base"], held and held["sid"])
-            msg = {**msg, "view": {**held["view"], **msg["view"]}, "table": {**held["table"], **msg["table"]}}
+        if msg["type"] == "state" and "base" in msg:  # a patch (``?state=patch``)
+            msg = over_held(self.state, msg)
             self.patches += 1
         self.check(msg)
         if msg["type"] == "state":

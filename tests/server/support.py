@@ -262,6 +262,16 @@ def _card_lists(node: Any) -> Iterator[list[str]]:
             yield from _card_lists(v)
 
 
+def over_held(held: Message | None, msg: Message) -> Message:
+    """The whole state a ``state`` message stands for on a socket opened with ``?state=patch``:
+    a patch (it names its ``base``) put over ``held``, the state the socket was last sent,
+    which must be that base; a whole state as it came."""
+    if "base" not in msg:
+        return msg
+    assert held is not None and msg["base"] == held["sid"], (msg["base"], held and held["sid"])
+    return {**msg, "view": {**held["view"], **msg["view"]}, "table": {**held["table"], **msg["table"]}}
+
+
 def play_to_the_end(
     ws: WebSocketTestSession,
     rng: random.Random,
@@ -277,11 +287,8 @@ def play_to_the_end(
     acted = -1
     for _ in range(max_messages):
         msg = receive(ws)
-        if msg["type"] == "state" and "base" in msg:
-            assert held is not None and msg["base"] == held["sid"], msg
-            msg = {**msg, "view": {**held["view"], **msg["view"]}, "table": {**held["table"], **msg["table"]}}
         if msg["type"] == "state":
-            held = msg
+            msg = held = over_held(held, msg)
         on_message(msg)
         assert msg["type"] != "error", msg
         if msg["type"] != "state":

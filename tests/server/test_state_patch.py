@@ -11,7 +11,7 @@ from typing import Any
 
 from starlette.testclient import WebSocketTestSession
 
-from .support import Message, client, create_table, my_turn, pick, receive, send
+from .support import Message, client, create_table, my_turn, over_held, pick, receive, send
 from .test_history_delta import state_at
 
 #: what differs between two sockets' copies of one state (the message numbers, the history
@@ -45,13 +45,8 @@ class PatchPage:
             pass
         size, self.last = len(json.dumps(msg)), msg
         if "base" in msg:
-            assert self.held is not None and msg["base"] == self.held["sid"]
             assert set(msg["view"]) >= _HISTORY  # the new events always come along
-            msg = {
-                **msg,
-                "view": {**self.held["view"], **msg["view"]},
-                "table": {**self.held["table"], **msg["table"]},
-            }
+            msg = over_held(self.held, msg)
             self.patches += 1
             self.patch_bytes += size
         else:

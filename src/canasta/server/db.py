@@ -619,7 +619,7 @@ class Store:
         databases), on the connection or session ``s``: the statement is built once."""
         statement = self._insert_stats
         if statement is None:
-            if self.url.startswith("postgresql"):
+            if self._postgres:
                 from sqlalchemy.dialects.postgresql import insert
             else:
                 from sqlalchemy.dialects.sqlite import insert
