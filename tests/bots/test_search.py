@@ -366,3 +366,124 @@ def _searched(st: State, expert: ExpertPlayer) -> bool:
     """Whether ``expert`` searched (sampled worlds) to choose at ``st``."""
     expert.choose(st.view(st.turn))
     return expert.last_iterations > 0
+
+
+def test_r5_r7_r10_side_features_read_an_explicit_position() -> None:
+    """The fitted leaf's features of a side (classic, four players): the table (R5, R13), what
+    its players hold by purpose, canastas toward going out (R10), pairs against a pile its
+    own cards freeze (R7), and the pile when the side draws next (R8)."""
+    from canasta.bots.evaluate import SIDE_FEATURES, side_features, side_table_score
+
+    st = Game(Settings.preset("classic"), seed=5).state
+    seat = st.turn
+    mine, theirs = st.side_of[seat], st.side_of[(seat + 1) % 4]
+    st.phase = "draw"
+    kings = tuple(parse_card(c) for c in "KH KS KD KC KH KS KD".split())
+    st.melds[mine][FACE[kings[0]]] = TableMeld(FACE[kings[0]], kings, 7, 0)  # a natural canasta
+    st.canastas[mine], st.nmelds[mine], st.nmelds[theirs] = 1, 1, 0
+    st.red3 = [[] for _ in range(4)]  # no red threes (R9): the table is the canasta alone
+    # the seat: a wild, a black three, a king for the canasta, three nines, a pair of fives, a single
+    _hold(st, seat, "2C 3S KC 9H 9D 9S 5C 5D QH")
+    _hold(st, (seat + 2) % 4, "4D 6C")  # the partner: two singles
+    _hold(st, (seat + 1) % 4, "8H 8D 8C TH")
+    _hold(st, (seat + 3) % 4, "JH JS")
+    _pile(st, "7C JD 2H")  # a deuce freezes the pile for everyone (R7.1)
+    f = dict(zip(SIDE_FEATURES, side_features(st, mine), strict=True))
+    assert f["table"] == side_table_score(st, mine) == 7 * 10 + 500  # R13: a natural canasta
+    assert f["held"] == 20 + 5 + 10 + 30 + 10 + 10 + 5 + 5
+    assert (f["wild"], f["black3"], f["on_meld"], f["triple"], f["pair"], f["single"]) == (
+        20,
+        5,
+        10,
+        30,
+        10,
+        20,
+    )
+    assert f["cards"] == 11 and f["canastas"] == 1 and f["goal_met"] == 1.0
+    assert f["goal_near_out"] == pytest.approx(1 / 3)  # the partner holds two cards
+    assert f["opened"] == 1.0
+    assert f["frozen_pairs"] == 2  # nines and fives: keys to the frozen pile
+    assert f["pile_if_drawing"] == pile_value(st) > 0  # the seat draws next
+    assert f["held_if_they_can_go_out"] == 0.0  # the opponents have no canasta
+    late = 1.0 - min(1.0, len(st.stock) / 60.0)
+    assert f["held_late"] == pytest.approx(f["held"] * late)
+    g = dict(zip(SIDE_FEATURES, side_features(st, theirs), strict=True))
+    assert g["table"] == 0 and g["opened"] == 0.0 and g["goal_met"] == 0.0
+    assert g["frozen_pairs"] == 2 and g["triple"] == 30  # eights (three) and jacks (two)
+    assert g["pile_if_drawing"] == 0.0  # not their turn to draw
+    assert g["held_if_they_can_go_out"] == g["held"] == 30 + 10 + 20
+
+
+@pytest.mark.parametrize("preset", ["classic", "bicycle"])
+def test_fitted_leaf_is_the_weighted_difference_of_the_sides(preset: str) -> None:
+    """With weights, a rollout cut short is judged by each side's weighted features: the
+    seat's side minus the best other side; a finished hand still by its score (R13)."""
+    from canasta.bots.evaluate import SIDE_FEATURES, side_features
+    from canasta.bots.search import LEAF_WEIGHTS
+
+    weights = LEAF_WEIGHTS[preset]
+    assert len(weights) == len(SIDE_FEATURES)
+    states = _decisions(preset, 6, 4)
+    assert states
+    for st in states:
+        seat = st.turn
+        worth = {
+            sd: sum(w * x for w, x in zip(weights, side_features(st, sd), strict=True))
+            for sd in set(st.side_of)
+        }
+        mine = worth.pop(st.side_of[seat])
+        assert side_result(st, seat, weights=weights) == pytest.approx(mine - max(worth.values()))
+    game = Game(Settings.preset(preset), seed=9)
+    bots = [make_player("normal", seed=s) for s in range(4)]
+    st = game.state
+    while not st.is_over:
+        game.apply(bots[st.turn].choose(st.view(st.turn)))
+    assert side_result(st, 0, weights=weights) == side_result(st, 0)
+
+
+def test_expert_judges_by_the_fitted_leaf_where_a_preset_has_weights() -> None:
+    """Expert ships with the fitted leaf (the bots README: "A fitted leaf"); presets without
+    weights keep the hand-made one, and ``fitted=False`` restores it everywhere."""
+    from canasta.bots.search import LEAF_WEIGHTS
+
+    assert set(LEAF_WEIGHTS) == {"classic", "bicycle"} and set(LEAF_WEIGHTS) <= set(PRESETS)
+    assert make_player("expert", seed=1).fitted is True
+    st = _decisions("classic", 1, 6)[0]
+    view = st.view(st.turn)
+    a = ExpertPlayer(1, iterations=60, time_budget=None).choose(view)
+    b = ExpertPlayer(1, iterations=60, time_budget=None).choose(view)
+    assert a == b and st.check(a) is None
+    assert (
+        st.check(ExpertPlayer(1, iterations=60, time_budget=None, fitted=False).choose(view))
+        is None
+    )
+
+
+def test_leaf_fit_recovers_known_weights_and_reports_both_leaves() -> None:
+    """``bench/leaf_fit.py``: its least squares finds the weights that made the outcomes, and a
+    small run reports the variance each leaf explains on held-out hands."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "leaf_fit.py"
+    spec = importlib.util.spec_from_file_location("canasta_bench_leaf_fit", path)
+    assert spec is not None and spec.loader is not None
+    leaf_fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(leaf_fit)
+
+    rng = random.Random(3)
+    truth = [2.0, -0.5, 40.0]
+    rows = []
+    for _ in range(400):
+        x = [rng.uniform(-100, 100), rng.uniform(0, 300), float(rng.randrange(2))]
+        rows.append((x, sum(w * v for w, v in zip(truth, x, strict=True)), 0.0))
+    fitted = leaf_fit.least_squares(rows, ridge=0.0)
+    assert fitted == pytest.approx(truth, abs=1e-4)
+    samples = leaf_fit.play("classic", 12, 1)
+    assert samples and all(len(f) == 2 and len(t) == 2 for f, _, t in samples)
+    assert all(len(f[0]) == len(f[1]) for f, _, _ in samples)
+    from canasta.bots.search import LEAF_WEIGHTS
+
+    report = leaf_fit.explained(leaf_fit.pairs(samples), list(LEAF_WEIGHTS["classic"]))
+    assert set(report) == {"positions", "r2_fitted", "r2_hand_made"}
+    assert report["positions"] == len(samples)

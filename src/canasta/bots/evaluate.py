@@ -328,3 +328,116 @@ def take_probability(
 def hand_penalty(st: State, seat: int) -> int:
     """Card values in the seat's hand."""
     return sum(VALUE[c] for c in st.hands[seat])
+
+
+#: the features of :func:`side_features`, in order (the fitted leaf's weights follow it)
+SIDE_FEATURES: tuple[str, ...] = (
+    "table",
+    "potential",
+    "held",
+    "wild",
+    "black3",
+    "on_meld",
+    "triple",
+    "pair",
+    "single",
+    "cards",
+    "canastas",
+    "goal_met",
+    "goal_near_out",
+    "opened",
+    "frozen_pairs",
+    "pile_if_drawing",
+    "held_if_they_can_go_out",
+    "held_late",
+    "wild_late",
+    "pair_late",
+    "on_meld_late",
+    "cards_late",
+    "potential_late",
+    "pile_if_drawing_late",
+    "single_late",
+)
+
+
+def side_features(st: State, side: int) -> list[float]:
+    """What a side has now, as numbers (full state: Expert's sampled worlds), for a linear leaf.
+
+    The table and canasta chances; the card values its players hold, by what they are for (a
+    wild, a black three, a card for the side's meld, a face held three times, a pair, a
+    single) and how many cards; canastas and whether the side can go out (and how close its
+    nearest player is to it); the natural pairs held while the pile's own cards freeze it
+    (R7); the pile if the side draws next; the cards held while an opponent side can go out;
+    and the stage of the hand (the stock running out) times the values that change with it.
+    ``bench/leaf_fit.py`` fits the weights on the outcomes of whole hands.
+    """
+    seats = [s for s in range(st.players) if st.side_of[s] == side]
+    melds = st.melds[side]
+    held = wild = black3 = on_meld = triple = pair = single = 0.0
+    cards = 0
+    fewest = 99
+    for s in seats:
+        fc = st.fc[s]
+        hand = st.hands[s]
+        cards += len(hand)
+        fewest = min(fewest, len(hand))
+        for c in hand:
+            v = float(VALUE[c])
+            held += v
+            f = FACE[c]
+            if IS_WILD[c]:
+                wild += v
+            elif f == F_BLACK3:
+                black3 += v
+            elif melds[f] is not None:
+                on_meld += v
+            elif fc[f] >= 3:
+                triple += v
+            elif fc[f] == 2:
+                pair += v
+            else:
+                single += v
+    settings = st.settings
+    need = settings.canastas_to_go_out
+    met = 1.0 if st.canastas[side] >= need else 0.0
+    they_can = any(o != side and st.canastas[o] >= need for o in set(st.side_of))
+    frozen = settings.is_frozen(st.pile_wild, st.pile_red3, st.pile_black3, 1)
+    pairs = 0.0
+    if frozen and st.pile:
+        faces: set[int] = set()
+        for s in seats:
+            fc = st.fc[s]
+            for f in MELD_FACES:
+                if fc[f] >= 2:
+                    faces.add(f)
+        pairs = float(len(faces))
+    late = 1.0 - min(1.0, len(st.stock) / 60.0)
+    potential = side_potential(st, side, True)
+    drawing = pile_value(st) if (st.side_of[st.turn] == side and st.phase == "draw") else 0.0
+    return [
+        float(side_table_score(st, side)),
+        potential,
+        held,
+        wild,
+        black3,
+        on_meld,
+        triple,
+        pair,
+        single,
+        float(cards),
+        float(st.canastas[side]),
+        met,
+        met / (1.0 + fewest),
+        1.0 if st.nmelds[side] else 0.0,
+        pairs,
+        drawing,
+        held if they_can else 0.0,
+        held * late,
+        wild * late,
+        pair * late,
+        on_meld * late,
+        cards * late,
+        potential * late,
+        drawing * late,
+        single * late,
+    ]
