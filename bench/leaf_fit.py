@@ -34,17 +34,17 @@ from canasta.cards import full_deck  # noqa: E402
 from canasta.rules import Settings  # noqa: E402
 from canasta.state import State  # noqa: E402
 
-#: a position kept as: (per-side features, the hand-made leaf for side 0 against the best other)
-Row = tuple[list[list[float]], float]
-#: ... and, once the hand has ended, each side's hand score
-Sample = tuple[list[list[float]], float, list[float]]
+#: a position kept: the side of each seat then, each side's features, and the hand-made leaf
+#: for seat 0 (against the best other side)
+Row = tuple[list[int], dict[int, list[float]], float]
+#: ... and, once the hand has ended, the hand score each seat adds to its total
+Sample = tuple[list[int], dict[int, list[float]], float, list[float]]
 
 
 def play(preset: str, hands: int, seed: int, keep: float = 0.08) -> list[Sample]:
     settings = Settings.preset(preset)
     policy = Policy(ROLLOUT)
     rng = random.Random(f"leaf:{preset}:{seed}")
-    sides = settings.team_count if settings.players != 3 else 3
     out: list[Sample] = []
     for i in range(hands):
         deck = full_deck()
@@ -55,26 +55,34 @@ def play(preset: str, hands: int, seed: int, keep: float = 0.08) -> list[Sample]
         n = 0
         while not st.is_over and n < 5000:
             if rng.random() < keep:
-                feats = [side_features(st, sd) for sd in range(sides)]
-                rows.append((feats, side_result(st, 0, True, 0.0, 0.0, FROZEN_PAIR)))
+                feats = {sd: side_features(st, sd) for sd in set(st.side_of)}
+                rows.append((st.side_of[:], feats, side_result(st, 0, True, 0.0, 0.0, FROZEN_PAIR)))
             st.apply(policy.choose(st), validate=False)
             n += 1
         assert st.result is not None
-        totals = [0.0] * sides
-        for s in st.result.sides:
-            totals[s.side] = float(s.total)
-        out.extend((feats, static, totals) for feats, static in rows)
+        totals = [0.0] * settings.players
+        for sc in st.result.sides:
+            for seat in sc.seats:
+                totals[seat] = float(sc.total)
+        out.extend((side_of, feats, static, totals) for side_of, feats, static in rows)
     return out
 
 
 def pairs(samples: list[Sample]) -> list[tuple[list[float], float, float]]:
-    """Side 0 against each other side: feature differences, the outcome's difference, and the
-    hand-made leaf (against the best other side, so exact with two sides)."""
+    """Seat 0's side against each other side of the moment (one seat of it): the features'
+    difference, the difference of what the two seats scored, and the hand-made leaf (against
+    the best other side, so exact with two sides).  With three players a partnership formed
+    later in the hand (R14) scores the same for both partners."""
     rows = []
-    for feats, static, totals in samples:
-        for o in range(1, len(totals)):
-            x = [a - b for a, b in zip(feats[0], feats[o], strict=True)]
-            rows.append((x, totals[0] - totals[o], static))
+    for side_of, feats, static, totals in samples:
+        mine = side_of[0]
+        done = {mine}
+        for seat, sd in enumerate(side_of):
+            if sd in done:
+                continue
+            done.add(sd)
+            x = [a - b for a, b in zip(feats[mine], feats[sd], strict=True)]
+            rows.append((x, totals[0] - totals[seat], static))
     return rows
 
 

@@ -480,8 +480,9 @@ def test_leaf_fit_recovers_known_weights_and_reports_both_leaves() -> None:
     fitted = leaf_fit.least_squares(rows, ridge=0.0)
     assert fitted == pytest.approx(truth, abs=1e-4)
     samples = leaf_fit.play("classic", 12, 1)
-    assert samples and all(len(f) == 2 and len(t) == 2 for f, _, t in samples)
-    assert all(len(f[0]) == len(f[1]) for f, _, _ in samples)
+    # four seats, two sides: each position gives one row, seat 0's side against the other
+    assert samples and all(len(t) == 4 and set(f) == {0, 1} for _, f, _, t in samples)
+    assert all(t[0] == t[2] and t[1] == t[3] for _, _, _, t in samples)  # partners score alike
     from canasta.bots.search import LEAF_WEIGHTS
 
     report = leaf_fit.explained(leaf_fit.pairs(samples), list(LEAF_WEIGHTS["classic"]))
