@@ -47,7 +47,9 @@ class SplitExpert:
     level = "expert"
 
     def __init__(self, seed: int | None, phases: frozenset[str], **options: Any) -> None:
-        self.expert = ExpertPlayer(seed, **options)
+        # the wrapper's phases, not Expert's own default (SEARCHED_PHASES), which would narrow
+        # them with three players
+        self.expert = ExpertPlayer(seed, phases=phases, **options)
         self.normal = make_player("normal", seed)
         self.phases = phases
 
