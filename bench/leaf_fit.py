@@ -10,8 +10,8 @@ for each side, and, once the hand is over, its final hand score for each side.  
 worth is the weighted sum, and the leaf is the seat's side minus the best other side, as the
 hand-made evaluation is.  A second set of hands (another seed) is held out: the script prints
 the share of the outcome's variance that each leaf explains there (``r2``), the fitted one and
-the hand-made one (``search.side_result`` as Expert plays it), and the weights to paste into
-``search.LEAF_WEIGHTS``.  It asserts nothing.
+(with two sides, where they aim at the same target) the hand-made one (``search.side_result``
+as Expert plays it), and the weights to paste into ``search.LEAF_WEIGHTS``.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ sys.path.append(str(Path(__file__).resolve().parent.parent / "src"))
 
 from canasta.bots.evaluate import SIDE_FEATURES, side_features  # noqa: E402
 from canasta.bots.policy import Policy  # noqa: E402
-from canasta.bots.search import FROZEN_PAIR, ROLLOUT, side_result  # noqa: E402
+from canasta.bots.search import ROLLOUT, ExpertPlayer, side_result  # noqa: E402
 from canasta.cards import full_deck  # noqa: E402
-from canasta.rules import Settings  # noqa: E402
+from canasta.rules import PRESETS, Settings  # noqa: E402
 from canasta.state import State  # noqa: E402
 
 #: a position kept: the side of each seat then, each side's features, and the hand-made leaf
@@ -45,6 +45,9 @@ def play(preset: str, hands: int, seed: int, keep: float = 0.08) -> list[Sample]
     settings = Settings.preset(preset)
     policy = Policy(ROLLOUT)
     rng = random.Random(f"leaf:{preset}:{seed}")
+    # the hand-made leaf as Expert's defaults play it
+    e = ExpertPlayer(0)
+    hand_made = (e.hand_worth, e.keys, e.pair_key, e.frozen_pair)
     out: list[Sample] = []
     for i in range(hands):
         deck = full_deck()
@@ -56,7 +59,7 @@ def play(preset: str, hands: int, seed: int, keep: float = 0.08) -> list[Sample]
         while not st.is_over and n < 5000:
             if rng.random() < keep:
                 feats = {sd: side_features(st, sd) for sd in set(st.side_of)}
-                rows.append((st.side_of[:], feats, side_result(st, 0, True, 0.0, 0.0, FROZEN_PAIR)))
+                rows.append((st.side_of[:], feats, side_result(st, 0, *hand_made)))
             st.apply(policy.choose(st), validate=False)
             n += 1
         assert st.result is not None
@@ -87,7 +90,9 @@ def pairs(samples: list[Sample]) -> list[tuple[list[float], float, float]]:
 
 
 def least_squares(rows: list[tuple[list[float], float, float]], ridge: float = 1e-3) -> list[float]:
-    """Weights minimising the squared error (normal equations, Gauss-Jordan with pivoting)."""
+    """Weights minimising the squared error plus a light ridge (``ridge`` times each diagonal
+    term of the normal equations; Gauss-Jordan with pivoting).  Features that add up to another
+    (``held`` and its six parts) get weights that mean something only together."""
     k = len(rows[0][0])
     a = [[0.0] * (k + 1) for _ in range(k)]
     for x, y, _ in rows:
@@ -111,18 +116,20 @@ def least_squares(rows: list[tuple[list[float], float, float]], ridge: float = 1
     return [a[i][k] / a[i][i] for i in range(k)]
 
 
-def explained(rows: list[tuple[list[float], float, float]], w: list[float]) -> dict[str, float]:
+def explained(
+    rows: list[tuple[list[float], float, float]], w: list[float], two_sides: bool = True
+) -> dict[str, float | None]:
+    """The share of the outcome's variance each leaf explains.  The hand-made leaf judges a
+    seat against the best other side, the same target only with two sides (else None)."""
     ys = [y for _, y, _ in rows]
     mean = sum(ys) / len(ys)
     var = sum((y - mean) ** 2 for y in ys) / len(ys)
-    fit = sum((sum(a * b for a, b in zip(w, x, strict=True)) - y) ** 2 for x, y, _ in rows) / len(
-        rows
-    )
-    made = sum((s - y) ** 2 for _, y, s in rows) / len(rows)
+    fit = sum((sum(a * b for a, b in zip(w, x, strict=True)) - y) ** 2 for x, y, _ in rows)
+    made = sum((s - y) ** 2 for _, y, s in rows)
     return {
         "positions": len(rows),
-        "r2_fitted": round(1 - fit / var, 4),
-        "r2_hand_made": round(1 - made / var, 4),
+        "r2_fitted": round(1 - fit / len(rows) / var, 4),
+        "r2_hand_made": round(1 - made / len(rows) / var, 4) if two_sides else None,
     }
 
 
@@ -135,17 +142,21 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not 10 <= args.hands <= 200_000:
         p.error("--hands 10..200000")
+    presets = [x for x in args.presets.split(",") if x]
+    if not presets or any(x not in PRESETS for x in presets):
+        p.error(f"--presets: choose from {', '.join(PRESETS)}")
     report: dict[str, Any] = {}
-    for preset in [x for x in args.presets.split(",") if x]:
+    for preset in presets:
         t0 = time.monotonic()
         train = pairs(play(preset, args.hands, args.seed))
         held_out = pairs(play(preset, max(10, args.hands // 4), args.seed + 1000))
         w = least_squares(train)
+        two = Settings.preset(preset).team_count == 2
         report[preset] = {
             "hands": args.hands,
             "seconds": round(time.monotonic() - t0, 1),
-            "train": explained(train, w),
-            "held_out": explained(held_out, w),
+            "train": explained(train, w, two),
+            "held_out": explained(held_out, w, two),
             "weights": dict(zip(SIDE_FEATURES, (round(v, 4) for v in w), strict=True)),
         }
     if args.json:

@@ -405,13 +405,23 @@ def test_r5_r7_r10_side_features_read_an_explicit_position() -> None:
     assert f["frozen_pairs"] == 2  # nines and fives: keys to the frozen pile
     assert f["pile_if_drawing"] == pile_value(st) > 0  # the seat draws next
     assert f["held_if_they_can_go_out"] == 0.0  # the opponents have no canasta
-    late = 1.0 - min(1.0, len(st.stock) / 60.0)
-    assert f["held_late"] == pytest.approx(f["held"] * late)
+    assert f["held_late"] == f["cards_late"] == 0.0  # a full stock: the hand is young
+    del st.stock[30:]  # half the stock gone: the stage is one half
+    f = dict(zip(SIDE_FEATURES, side_features(st, mine), strict=True))
+    assert (f["held_late"], f["wild_late"], f["pair_late"], f["single_late"]) == (47.5, 10, 5, 10)
+    assert (f["on_meld_late"], f["cards_late"]) == (5, 5.5)
     g = dict(zip(SIDE_FEATURES, side_features(st, theirs), strict=True))
     assert g["table"] == 0 and g["opened"] == 0.0 and g["goal_met"] == 0.0
     assert g["frozen_pairs"] == 2 and g["triple"] == 30  # eights (three) and jacks (two)
     assert g["pile_if_drawing"] == 0.0  # not their turn to draw
     assert g["held_if_they_can_go_out"] == g["held"] == 30 + 10 + 20
+    # R7.4: a pile frozen only for the side that has not opened is no key: its opening lifts it
+    _pile(st, "7C JD")
+    assert st.is_frozen_for(theirs) and not st.is_frozen_for(mine)
+    assert side_features(st, theirs)[SIDE_FEATURES.index("frozen_pairs")] == 0
+    assert side_features(st, mine)[SIDE_FEATURES.index("frozen_pairs")] == 0
+    _pile(st, "")
+    assert side_features(st, mine)[SIDE_FEATURES.index("pile_if_drawing")] == 0
 
 
 @pytest.mark.parametrize("preset", ["classic", "bicycle"])
@@ -441,22 +451,59 @@ def test_fitted_leaf_is_the_weighted_difference_of_the_sides(preset: str) -> Non
     assert side_result(st, 0, weights=weights) == side_result(st, 0)
 
 
-def test_expert_judges_by_the_fitted_leaf_where_a_preset_has_weights() -> None:
-    """Expert ships with the fitted leaf (the bots README: "A fitted leaf"); presets without
-    weights keep the hand-made one, and ``fitted=False`` restores it everywhere."""
-    from canasta.bots.search import LEAF_WEIGHTS
+def test_expert_judges_by_the_fitted_leaf_where_a_preset_has_weights(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Expert ships with the fitted leaf (the bots README: "A fitted leaf") in classic and
+    bicycle as fitted; other presets and house rules that change the game (R2) keep the
+    hand-made one, and ``fitted=False`` restores it everywhere."""
+    from canasta.bots import evaluate as ev
+    from canasta.bots.search import LEAF_WEIGHTS, leaf_weights
 
-    assert set(LEAF_WEIGHTS) == {"classic", "bicycle"} and set(LEAF_WEIGHTS) <= set(PRESETS)
+    assert set(LEAF_WEIGHTS) == {"classic", "bicycle"}
     assert make_player("expert", seed=1).fitted is True
-    st = _decisions("classic", 1, 6)[0]
-    view = st.view(st.turn)
-    a = ExpertPlayer(1, iterations=60, time_budget=None).choose(view)
-    b = ExpertPlayer(1, iterations=60, time_budget=None).choose(view)
-    assert a == b and st.check(a) is None
-    assert (
-        st.check(ExpertPlayer(1, iterations=60, time_budget=None, fitted=False).choose(view))
-        is None
-    )
+    assert leaf_weights(Settings.preset("classic", target=2500, ask_partner=True)) is not None
+    assert leaf_weights(Settings.preset("classic", canastas_to_go_out=2)) is None
+    assert leaf_weights(Settings.preset("classic", black_three="freeze")) is None
+    assert leaf_weights(Settings.preset("two-player")) is None
+    calls = 0
+    features = ev.side_features
+
+    def counted(st: State, side: int) -> list[float]:
+        nonlocal calls
+        calls += 1
+        return features(st, side)
+
+    monkeypatch.setattr(ev, "side_features", counted)
+
+    def leaves(preset: str, **options: object) -> int:
+        nonlocal calls
+        quick = ExpertPlayer(1, iterations=5, time_budget=None)
+        st = next(s for s in _decisions(preset, 30, 6) if _searched(s, quick))
+        calls = 0
+        action = ExpertPlayer(1, iterations=30, time_budget=None, **options).choose(
+            st.view(st.turn)
+        )
+        assert st.check(action) is None
+        return calls
+
+    assert leaves("classic") > 0 and leaves("bicycle") > 0
+    assert leaves("classic", fitted=False) == 0
+    assert leaves("two-player") == 0 and leaves("three-player") == 0
+
+
+def test_fitted_leaf_with_one_weight_is_that_features_difference() -> None:
+    """A leaf weighing the table alone is the table's difference (R13): with three sides (R14,
+    before anyone takes the pile) the seat's side against the best of the other two."""
+    from canasta.bots.evaluate import SIDE_FEATURES, side_table_score
+
+    only_table = tuple(1.0 if n == "table" else 0.0 for n in SIDE_FEATURES)
+    for preset in ("classic", "three-player"):
+        for st in _decisions(preset, 4, 8):
+            seat = st.turn
+            mine = side_table_score(st, st.side_of[seat])
+            best = max(side_table_score(st, sd) for sd in set(st.side_of) - {st.side_of[seat]})
+            assert side_result(st, seat, weights=only_table) == pytest.approx(mine - best)
 
 
 def test_leaf_fit_recovers_known_weights_and_reports_both_leaves() -> None:
@@ -488,3 +535,12 @@ def test_leaf_fit_recovers_known_weights_and_reports_both_leaves() -> None:
     report = leaf_fit.explained(leaf_fit.pairs(samples), list(LEAF_WEIGHTS["classic"]))
     assert set(report) == {"positions", "r2_fitted", "r2_hand_made"}
     assert report["positions"] == len(samples)
+    # three players (R14): seat 0's side against each other side of the moment, scored seat
+    # against seat; partners of the moment give no row
+    f = {0: [1.0, 0.0], 1: [0.0, 2.0], 2: [3.0, 3.0]}
+    rows = leaf_fit.pairs([([0, 1, 2], f, 7.0, [100.0, 50.0, -20.0])])
+    assert rows == [([1.0, -2.0], 50.0, 7.0), ([-2.0, -3.0], 120.0, 7.0)]
+    merged = {0: [1.0, 0.0], 2: [3.0, 3.0]}
+    assert leaf_fit.pairs([([0, 0, 2], merged, 7.0, [80.0, 80.0, 10.0])]) == [
+        ([-2.0, -3.0], 70.0, 7.0)
+    ]

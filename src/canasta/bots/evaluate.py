@@ -4,7 +4,9 @@ All functions read a :class:`canasta.State` from the point of view of one seat a
 look at that seat's own hand plus public information (melds, the pile, red threes, card counts,
 cards publicly known to be held, the stock size).  A bot builds such a state from its view with
 :class:`canasta.Resampler`; the hidden cards the sample invents are never read here, so a
-decision cannot depend on them.
+decision cannot depend on them.  The exceptions read every hand of a side, and serve Expert's
+search, which judges whole sampled worlds: :func:`hand_worth`, :func:`side_potential` with
+``hands`` and :func:`side_features`.
 
 The pieces: card values and keep values, meld progress and canasta chances, the pile's value,
 the danger of a discard, the risk of being caught with cards in hand, and a static estimate of
@@ -367,7 +369,8 @@ def side_features(st: State, side: int) -> list[float]:
     wild, a black three, a card for the side's meld, a face held three times, a pair, a
     single) and how many cards; canastas and whether the side can go out (and how close its
     nearest player is to it); the natural pairs held while the pile's own cards freeze it
-    (R7); the pile if the side draws next; the cards held while an opponent side can go out;
+    (R7); the pile while one of the side's players is to draw; the cards held while an
+    opponent side can go out;
     and the stage of the hand (the stock running out) times the values that change with it.
     ``bench/leaf_fit.py`` fits the weights on the outcomes of whole hands.
     """
@@ -411,6 +414,8 @@ def side_features(st: State, side: int) -> list[float]:
                 if fc[f] >= 2:
                     faces.add(f)
         pairs = float(len(faces))
+    # 0 at the deal of four players (108 - 44 - 1 upcard: about 60 cards in the stock), 1 when
+    # the stock is empty; the fitted weights are per preset, so the scale is theirs
     late = 1.0 - min(1.0, len(st.stock) / 60.0)
     potential = side_potential(st, side, True)
     drawing = pile_value(st) if (st.side_of[st.turn] == side and st.phase == "draw") else 0.0

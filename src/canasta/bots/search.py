@@ -10,7 +10,8 @@ backs the result up, each node scored for the side of the seat that chose it.
 
 Normal guides the tree: a node offers only the Normal policy's best few options (the root
 more, deeper nodes fewer), tried best first; and Normal plays the rollouts, cut after
-``rollout_actions`` actions and judged by the shared static evaluation.  The root's answer
+``rollout_actions`` actions and judged statically: by a linear leaf fitted to how hands end
+(:data:`LEAF_WEIGHTS`) where a preset has one, else by the shared hand-made evaluation.  The root's answer
 is its most visited child, unless that child's mean beats Normal's first choice by less than
 ``trust`` standard errors: outcomes vary so much between worlds that a lead on luck is common.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
 with a rollout budget alone the choice depends only on the seed and the view.
@@ -21,11 +22,12 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..actions import Action
 from ..cards import F_RED3, FACE, MELD_FACES
 from ..resample import Resampler
+from ..rules import PRESETS, Settings
 from ..state import State
 from ..view import SeatView
 from . import evaluate as ev
@@ -57,8 +59,10 @@ SEARCHED_PHASES: dict[int, frozenset[str]] = {
 #: per preset: the weights of :func:`canasta.bots.evaluate.side_features` in the fitted leaf,
 #: from ``python bench/leaf_fit.py --presets classic,bicycle --hands 20000`` (least squares on
 #: how rollout-policy hands ended).  Against the hand-made leaf, at 200 iterations on 200
-#: duplicate deals, Expert gained 88 to 161 points a deal over Normal (two seeds, both
-#: presets): the bots README, "A fitted leaf".  Presets without weights keep the hand-made leaf
+#: duplicate deals, Expert gained 87 to 161 points a deal over Normal (two seeds, both
+#: presets; three of the four gains significant): the bots README, "A fitted leaf".  Presets
+#: without weights keep the hand-made leaf.  ``held`` is the sum of the six features after it,
+#: so those seven weights mean something only together (the fit's ridge splits them)
 LEAF_WEIGHTS: dict[str, tuple[float, ...]] = {
     "classic": (
         1.034, 0.2588, 0.8565, 2.1824, 4.0406, -1.2426, 0.519, 1.445, 0.1414, 7.5769, -30.7565,
@@ -71,6 +75,21 @@ LEAF_WEIGHTS: dict[str, tuple[float, ...]] = {
         -5.1144, -0.1642, -0.3065, 0.5646,
     ),
 }
+
+
+def leaf_weights(settings: Settings) -> tuple[float, ...] | None:
+    """The fitted leaf's weights for a table of these settings, or None (the hand-made leaf).
+
+    Only for a preset as it was fitted: a house rule that changes the game (more canastas to
+    go out, black threes that freeze, another hand size...) keeps the hand-made leaf; the
+    match target, the tie rule and the partner's question leave a hand's play alone.
+    """
+    weights = LEAF_WEIGHTS.get(settings.name)
+    base = PRESETS.get(settings.name)
+    if weights is None or base is None:
+        return None
+    same = replace(settings, target=base.target, tie=base.tie, ask_partner=base.ask_partner)
+    return weights if same == base else None
 
 
 def pair_evidence(memory: Memory, seat: int, players: int) -> list[tuple[int, int, float]]:
@@ -269,8 +288,9 @@ class ExpertPlayer:
     exploration: float = 250.0
     #: standard errors by which the search's favourite must beat Normal's first choice (0: off)
     trust: float = 1.0
-    #: how a rollout cut short is judged: with the worth of the cards held (False: as penalty
-    #: only), and what its natural pairs are worth while the pile is frozen:
+    #: how the hand-made leaf judges a rollout cut short (these four do not apply where the
+    #: fitted leaf does): with the worth of the cards held (False: as penalty only), and what
+    #: its natural pairs are worth while the pile is frozen:
     hand_worth: bool = True
     #: the share of a frozen pile's value credited per natural pair held (see
     #: :func:`side_result`; 0: the pile counts for nobody)
@@ -359,7 +379,7 @@ class ExpertPlayer:
         keys = self.keys
         pair_key = self.pair_key
         frozen_pair = self.frozen_pair
-        weights = LEAF_WEIGHTS.get(sampler.view.settings.name) if self.fitted else None
+        weights = leaf_weights(sampler.view.settings) if self.fitted else None
         done = 0
         path: list[_Node] = []
         while done < budget:
