@@ -332,6 +332,29 @@ def hand_penalty(st: State, seat: int) -> int:
     return sum(VALUE[c] for c in st.hands[seat])
 
 
+def frozen_by_cards(st: State) -> bool:
+    """R7: does the pile's own content freeze it, for every side, until it is taken?
+
+    A wild card or a red three in the pile, or a black three where the settings make black
+    threes freeze (bicycle); not the freeze of a side that has not opened, which its opening
+    meld lifts.
+    """
+    return st.settings.is_frozen(st.pile_wild, st.pile_red3, st.pile_black3, 1)
+
+
+def pair_faces(st: State, side: int) -> int:
+    """Faces of which one of the side's players holds a natural pair or more (full state):
+    the keys to a frozen pile (R8)."""
+    faces: set[int] = set()
+    for s in range(st.players):
+        if st.side_of[s] == side:
+            fc = st.fc[s]
+            for f in MELD_FACES:
+                if fc[f] >= 2:
+                    faces.add(f)
+    return len(faces)
+
+
 #: the features of :func:`side_features`, in order (the fitted leaf's weights follow it)
 SIDE_FEATURES: tuple[str, ...] = (
     "table",
@@ -404,16 +427,7 @@ def side_features(st: State, side: int) -> list[float]:
     need = settings.canastas_to_go_out
     met = 1.0 if st.canastas[side] >= need else 0.0
     they_can = any(o != side and st.canastas[o] >= need for o in set(st.side_of))
-    frozen = settings.is_frozen(st.pile_wild, st.pile_red3, st.pile_black3, 1)
-    pairs = 0.0
-    if frozen and st.pile:
-        faces: set[int] = set()
-        for s in seats:
-            fc = st.fc[s]
-            for f in MELD_FACES:
-                if fc[f] >= 2:
-                    faces.add(f)
-        pairs = float(len(faces))
+    pairs = float(pair_faces(st, side)) if st.pile and frozen_by_cards(st) else 0.0
     # 0 at the deal of four players (108 - 44 - 1 upcard: about 60 cards in the stock), 1 when
     # the stock is empty; the fitted weights are per preset, so the scale is theirs
     late = 1.0 - min(1.0, len(st.stock) / 60.0)

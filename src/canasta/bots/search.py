@@ -32,7 +32,7 @@ from ..state import State
 from ..view import SeatView
 from . import evaluate as ev
 from .common import decision_rng, own_state, safe
-from .evaluate import Memory
+from .evaluate import Memory, frozen_by_cards
 from .policy import NORMAL, Policy, Style
 
 #: rollouts play the Normal rules of thumb without memory (the history is dropped for speed)
@@ -158,16 +158,6 @@ def respect_evidence(
         hand.sort()
 
 
-def frozen_by_cards(state: State) -> bool:
-    """R7: does the pile's own content freeze it, for every side, until it is taken?
-
-    A wild card or a red three in the pile, or a black three where the settings make black
-    threes freeze (bicycle); not the freeze of a side that has not opened, which its opening
-    meld lifts.
-    """
-    return state.settings.is_frozen(state.pile_wild, state.pile_red3, state.pile_black3, 1)
-
-
 def pile_keys(state: State, side: int, by_cards: bool = False) -> int:
     """Natural pairs a side holds while the pile is frozen for it: the keys to the pile (R8).
 
@@ -177,14 +167,7 @@ def pile_keys(state: State, side: int, by_cards: bool = False) -> int:
         return 0
     if by_cards and not frozen_by_cards(state):
         return 0
-    faces: set[int] = set()
-    for s in range(state.players):
-        if state.side_of[s] == side:
-            fc = state.fc[s]
-            for f in MELD_FACES:
-                if fc[f] >= 2:
-                    faces.add(f)
-    return len(faces)
+    return ev.pair_faces(state, side)
 
 
 def side_result(
