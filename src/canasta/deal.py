@@ -13,8 +13,35 @@ from .hand import Event, HandState
 def deck_for(seed: int | str, hand_number: int) -> list[int]:
     """The shuffled deck of hand ``hand_number`` of a match seeded with ``seed``."""
     deck = full_deck()
-    random.Random(f"canasta:{seed}:hand:{hand_number}").shuffle(deck)
+    shuffle(random.Random(f"canasta:{seed}:hand:{hand_number}"), deck)
     return deck
+
+
+def shuffle(rng: random.Random, cards: list[int]) -> None:
+    """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does.
+
+    For a plain :class:`random.Random` this is CPython's own algorithm (Fisher–Yates, each index
+    drawn with ``getrandbits`` and rejection), written out so that a compiled core runs it
+    natively: the same permutation and the same generator state after it.  Other generators
+    use their own ``shuffle``.
+
+    >>> a, b = list(range(10)), list(range(10))
+    >>> random.Random(5).shuffle(a); shuffle(random.Random(5), b); a == b
+    True
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    i = len(cards) - 1
+    while i > 0:
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
 
 
 def first_dealer_for(seed: int | str, players: int) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 from .cards import COPIES, F_RED3, FACE, NUM_FACES
+from .deal import shuffle
 from .errors import CanastaError
 from .state import State
 from .view import SeatView
@@ -46,33 +47,6 @@ def unseen_cards(view: SeatView) -> list[int]:
             raise CanastaError("inconsistent_view", "the view accounts for more copies of a card than exist")
         out.extend([c] * left)
     return out
-
-
-def shuffle(rng: random.Random, cards: list[int]) -> None:
-    """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does.
-
-    For a plain :class:`random.Random` this is CPython's own algorithm (Fisher–Yates, each index
-    drawn with ``getrandbits`` and rejection), written out so that a compiled core runs it
-    natively: the same permutation and the same generator state after it.  Other generators
-    use their own ``shuffle``.
-
-    >>> a, b = list(range(10)), list(range(10))
-    >>> random.Random(5).shuffle(a); shuffle(random.Random(5), b); a == b
-    True
-    """
-    if type(rng) is not random.Random:
-        rng.shuffle(cards)
-        return
-    getrandbits = rng.getrandbits
-    i = len(cards) - 1
-    while i > 0:
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
-        i -= 1
 
 
 class Resampler:

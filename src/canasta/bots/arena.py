@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..cards import full_deck
+from ..deal import shuffle
 from ..game import Game
 from ..rules import PRESETS, Settings
 from .play import play_hand, play_match
@@ -30,7 +31,7 @@ from .search import DEFAULT_ITERATIONS
 def deal_deck(seed: int, index: int) -> list[int]:
     """The deck of duplicate deal ``index`` of an arena run."""
     deck = full_deck()
-    random.Random(f"arena:{seed}:deal:{index}").shuffle(deck)
+    shuffle(random.Random(f"arena:{seed}:deal:{index}"), deck)
     return deck
 
 
