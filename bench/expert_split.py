@@ -64,6 +64,16 @@ class SplitExpert:
         return best
 
 
+def _option(value: str) -> bool | int | float:
+    """An option's value: true/false, a whole number (for integer settings), else a float."""
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    try:
+        return int(value)
+    except ValueError:
+        return float(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--preset", default="bicycle")
@@ -84,9 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     options: dict[str, Any] = {"iterations": args.iterations, "time_budget": None}
     for item in args.option:
         name, _, value = item.partition("=")
-        options[name] = (
-            value.lower() == "true" if value.lower() in ("true", "false") else float(value)
-        )
+        options[name] = _option(value)
 
     def player(level: str, seed: int | None = None, **opts: Any) -> Any:
         if level != "expert":

@@ -506,6 +506,55 @@ def test_fitted_leaf_with_one_weight_is_that_features_difference() -> None:
             assert side_result(st, seat, weights=only_table) == pytest.approx(mine - best)
 
 
+def test_r14_three_sides_are_judged_against_the_rivals_mean() -> None:
+    """Before anyone takes the pile (R14) a three-player hand has three sides: by default Expert
+    judges its own against the other two's mean (a pairwise match score counts beating either
+    one), or against the best of them with ``mean_rivals=False``; with two sides both agree."""
+    from canasta.bots.evaluate import SIDE_FEATURES, side_table_score
+
+    only_table = tuple(1.0 if n == "table" else 0.0 for n in SIDE_FEATURES)
+    assert ExpertPlayer(1).mean_rivals is True
+    seen_three = 0
+    for preset in ("classic", "three-player"):
+        for st in _decisions(preset, 6, 9):
+            seat = st.turn
+            mine = side_table_score(st, st.side_of[seat])
+            others = [side_table_score(st, sd) for sd in set(st.side_of) - {st.side_of[seat]}]
+            mean = side_result(st, seat, weights=only_table, mean_rivals=True)
+            assert mean == pytest.approx(mine - sum(others) / len(others))
+            assert side_result(st, seat, weights=only_table) == pytest.approx(mine - max(others))
+            hand_made = [side_result(st, seat, mean_rivals=m) for m in (True, False)]
+            if len(others) == 1:
+                assert mean == side_result(st, seat, weights=only_table)
+                assert hand_made[0] == hand_made[1]
+            else:
+                seen_three += max(others) != min(others)  # rivals apart: the two judgements differ
+                assert hand_made[0] >= hand_made[1]  # the mean of two is never above their best
+    assert seen_three > 0
+
+
+def test_r13_r14_a_finished_hand_is_judged_by_its_scores_against_the_rivals() -> None:
+    """A finished hand is judged by the sides' hand scores (R13), against the rivals' mean or
+    the best rival; with three players the sides are whoever played alone or together (R14)."""
+    for preset in ("classic", "three-player"):
+        settings = Settings.preset(preset)
+        for i in range(3):
+            game = Game(settings, seed=f"finished:{preset}:{i}")
+            bots = [make_player("normal", seed=s) for s in range(settings.players)]
+            st = game.state
+            while not st.is_over:
+                game.apply(bots[st.turn].choose(st.view(st.turn)))
+            assert st.result is not None
+            totals = {s.side: s.total for s in st.result.sides}
+            for seat in range(settings.players):
+                mine = totals[st.side_of[seat]]
+                others = [t for sd, t in totals.items() if sd != st.side_of[seat]]
+                assert side_result(st, seat) == mine - max(others)
+                assert side_result(st, seat, mean_rivals=True) == pytest.approx(
+                    mine - sum(others) / len(others)
+                )
+
+
 def test_leaf_fit_recovers_known_weights_and_reports_both_leaves() -> None:
     """``bench/leaf_fit.py``: its least squares finds the weights that made the outcomes, and a
     small run reports the variance each leaf explains on held-out hands."""

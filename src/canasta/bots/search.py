@@ -178,8 +178,12 @@ def side_result(
     pair_key: float = 0.0,
     frozen_pair: float = 0.0,
     weights: tuple[float, ...] | None = None,
+    mean_rivals: bool = False,
 ) -> float:
     """The seat's side score minus the best other side's, at the end of (or during) a hand.
+
+    With ``mean_rivals``, minus the other sides' mean instead (the same with two sides; with
+    three, R14, a seat gains by beating either rival, as a pairwise match score counts it).
 
     During a hand (a truncated rollout) the static evaluation judges: the table, canasta
     chances and the cards held, by :func:`canasta.bots.evaluate.hand_worth` with ``hands``
@@ -196,21 +200,15 @@ def side_result(
     """
     side = state.side_of[seat]
     if state.result is not None:
-        mine = 0.0
-        best = -1e9
-        for s in state.result.sides:
-            if s.side == side:
-                mine = float(s.total)
-            else:
-                best = max(best, float(s.total))
-        return mine - best
+        final = {s.side: float(s.total) for s in state.result.sides}
+        return final.pop(side) - _rivals(final, mean_rivals)
     scores: dict[int, float] = {}
     if weights is not None:
         for sd in set(state.side_of):
             f = ev.side_features(state, sd)
             scores[sd] = sum(w * x for w, x in zip(weights, f, strict=True))
         mine_w = scores.pop(side)
-        return mine_w - max(scores.values())
+        return mine_w - _rivals(scores, mean_rivals)
     # truncated rollout: table value, canasta chances, minus the cards held
     # frozen by its cards, the pile is frozen for every side: asked once, not per side
     by_cards = bool(frozen_pair) and frozen_by_cards(state)
@@ -230,7 +228,14 @@ def side_result(
         if by_cards:
             scores[sd] += frozen_pair * pile_keys(state, sd)
     mine = scores.pop(side)
-    return mine - max(scores.values())
+    return mine - _rivals(scores, mean_rivals)
+
+
+def _rivals(scores: dict[int, float], mean: bool) -> float:
+    """The other sides' worth a side is judged against: the best one's, or their mean."""
+    if mean:
+        return sum(scores.values()) / len(scores)
+    return max(scores.values())
 
 
 class _Node:
@@ -286,6 +291,11 @@ class ExpertPlayer:
     #: judge a rollout cut short by the fitted linear leaf (:data:`LEAF_WEIGHTS`) in the
     #: presets it has weights for (False: the hand-made evaluation above everywhere)
     fitted: bool = True
+    #: judge a side against the other sides' mean, not the best of them: with three sides
+    #: (R14, before anyone takes the pile) a player gains by beating either rival, as the
+    #: three-player match score counts it (False: the best rival, before 3 Dec 2026; with two
+    #: sides both are the same)
+    mean_rivals: bool = True
     #: rollout length: Normal's actions before the static evaluation judges the position
     rollout_actions: int = 12
     #: sample worlds that agree with the public evidence of who holds no pair (see
@@ -363,6 +373,7 @@ class ExpertPlayer:
         pair_key = self.pair_key
         frozen_pair = self.frozen_pair
         weights = leaf_weights(sampler.view.settings) if self.fitted else None
+        mean_rivals = self.mean_rivals
         done = 0
         path: list[_Node] = []
         while done < budget:
@@ -420,7 +431,7 @@ class ExpertPlayer:
                 r = results.get(nd.actor)
                 if r is None:
                     r = results[nd.actor] = side_result(
-                        world, nd.actor, hands, keys, pair_key, frozen_pair, weights
+                        world, nd.actor, hands, keys, pair_key, frozen_pair, weights, mean_rivals
                     )
                 nd.visits += 1
                 nd.total += r
