@@ -30,7 +30,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent / "src"))
 from canasta.actions import Action  # noqa: E402
 from canasta.bots import arena  # noqa: E402
 from canasta.bots.players import make_player  # noqa: E402
-from canasta.bots.search import ExpertPlayer  # noqa: E402
+from canasta.bots.search import PLAY_TWO_SIDES, ExpertPlayer, searched  # noqa: E402
 from canasta.view import SeatView  # noqa: E402
 
 PHASES = ("draw", "play", "ask")
@@ -55,7 +55,7 @@ class SplitExpert:
 
     def choose(self, view: SeatView) -> Action:
         normal = self.normal.choose(view)
-        if len(view.legal) == 1 or view.phase not in self.phases:
+        if len(view.legal) == 1 or not searched(view, self.phases):
             return normal
         best = self.expert.choose(view)
         COUNTS[(view.phase, "searched")] += 1
@@ -80,7 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=40)
     p.add_argument("--seed", type=int, default=2)
     p.add_argument("--iterations", type=int, default=200)
-    p.add_argument("--search", default=",".join(PHASES), help="phases Expert searches")
+    p.add_argument(
+        "--search",
+        default=",".join(PHASES),
+        help="phases Expert searches (draw, play, ask, or play-two-sides: the play phase once"
+        " a three-player partnership has formed)",
+    )
     p.add_argument(
         "--option", action="append", default=[], help="an ExpertPlayer setting, name=value"
     )
@@ -91,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     phases = frozenset(x for x in args.search.split(",") if x)
+    unknown = phases - {*PHASES, PLAY_TWO_SIDES}
+    if unknown:
+        p.error(f"--search: unknown phase(s) {', '.join(sorted(unknown))}")
     options: dict[str, Any] = {"iterations": args.iterations, "time_budget": None}
     for item in args.option:
         name, _, value = item.partition("=")

@@ -340,19 +340,25 @@ def test_expert_credits_frozen_pairs_by_default() -> None:
 
 def test_r14_three_player_expert_searches_the_draw_and_plays_normals_melds_and_discards() -> None:
     """With three players Expert searches the draw (take the pile or not, R8) and the
-    partner's question, and in the play phase makes the choice a Normal player of its seed
-    makes (searching melds and discards measured worse there); with four players it searches
-    the play phase too, and ``phases`` overrides the default."""
-    played = 0
+    partner's question; in the play phase, while all three play alone, it makes the choice a
+    Normal player of its seed makes (searching melds and discards measured worse there), and
+    it searches once a partnership has formed (R14: two sides left).  With four players it
+    searches the play phase too, and ``phases`` overrides the default."""
+    alone = 0
     for st in _decisions("three-player", 40, 3):
         view = st.view(st.turn)
-        if view.phase != "play":
+        if view.phase != "play" or len(set(view.side_of)) != 3:
             continue
         expert = ExpertPlayer(seed=5, **SEARCH)
         assert expert.choose(view) == make_player("normal", seed=5).choose(view)
         assert expert.last_iterations == 0
-        played += 1
-    assert played >= 10
+        alone += 1
+    assert alone >= 10
+    partnered_plays = _partnered_plays(4)
+    for st in partnered_plays:
+        expert = ExpertPlayer(seed=5, **SEARCH)
+        assert st.check(expert.choose(st.view(st.turn))) is None
+        assert expert.last_iterations == SEARCH["iterations"]
     draws = [st for st in _decisions("three-player", 40, 4) if st.phase == "draw"]
     assert any(_searched(st, ExpertPlayer(seed=5, **SEARCH)) for st in draws)
     plays = [st for st in _decisions("classic", 30, 4) if st.phase == "play"]
@@ -360,6 +366,28 @@ def test_r14_three_player_expert_searches_the_draw_and_plays_normals_melds_and_d
     every = frozenset({"draw", "play", "ask"})
     three = [st for st in _decisions("three-player", 40, 3) if st.phase == "play"]
     assert any(_searched(st, ExpertPlayer(seed=5, phases=every, **SEARCH)) for st in three)
+    draw_only = frozenset({"draw", "ask"})
+    assert not any(
+        _searched(st, ExpertPlayer(seed=5, phases=draw_only, **SEARCH)) for st in partnered_plays
+    )
+
+
+def _partnered_plays(count: int) -> list[State]:
+    """Three-player play decisions with a real choice after a partnership formed (R14)."""
+    settings = Settings.preset("three-player")
+    out: list[State] = []
+    for i in range(200):
+        game = Game(settings, seed=f"partnered:{i}")
+        bots = [make_player("normal", seed=s) for s in range(3)]
+        st = game.state
+        while not st.is_over:
+            if st.phase == "play" and len(set(st.side_of)) == 2 and len(st.legal_actions()) > 1:
+                out.append(st)
+                break
+            game.apply(bots[st.turn].choose(st.view(st.turn)))
+        if len(out) >= count:
+            return out
+    raise AssertionError("no partnership formed in 200 hands")
 
 
 def _searched(st: State, expert: ExpertPlayer) -> bool:

@@ -46,15 +46,28 @@ MAX_DEPTH = 6
 #: Normal's own price for keeping such a pair (``pair_wild`` -80); see the bots README,
 #: "Expert in bicycle: a natural pair is a key to a pile its cards freeze"
 FROZEN_PAIR = 80.0
+#: a label for :data:`SEARCHED_PHASES`: the play phase only once two sides are left, that is
+#: with three players once a partnership has formed (R14)
+PLAY_TWO_SIDES = "play-two-sides"
 #: the decisions Expert searches, by the number of players (the others: Normal's choice).  With
 #: three players, searching the draw alone beat searching every decision by 34 and 36 points a
 #: deal (two seeds, 300 deals each, 200 iterations): see the bots README, "Expert in
-#: three-player: the pile, not the melds"
+#: three-player: the pile, not the melds"; searching the play phase too once a partnership
+#: has formed added 8.5 and 6.8 more (the bots README, "Three-player: against both rivals")
 SEARCHED_PHASES: dict[int, frozenset[str]] = {
     2: frozenset({"draw", "play", "ask"}),
-    3: frozenset({"draw", "ask"}),
+    3: frozenset({"draw", "ask", PLAY_TWO_SIDES}),
     4: frozenset({"draw", "play", "ask"}),
 }
+
+
+def searched(view: SeatView, phases: frozenset[str]) -> bool:
+    """Whether a decision at ``view`` is one of ``phases`` (phase names, or
+    :data:`PLAY_TWO_SIDES` for the play phase while only two sides are left)."""
+    if view.phase in phases:
+        return True
+    return view.phase == "play" and PLAY_TWO_SIDES in phases and len(set(view.side_of)) == 2
+
 
 #: per preset: the weights of :func:`canasta.bots.evaluate.side_features` in the fitted leaf,
 #: from ``python bench/leaf_fit.py --presets classic,bicycle --hands 20000`` (least squares on
@@ -302,7 +315,7 @@ class ExpertPlayer:
     #: :func:`respect_evidence`; off: the hidden cards uniformly; measured no better)
     evidence: bool = False
     #: the phases whose decisions are searched (None: :data:`SEARCHED_PHASES` for the
-    #: number of players); in the others Expert plays Normal's choice
+    #: number of players; see :func:`searched`); in the others Expert plays Normal's choice
     phases: frozenset[str] | None = None
     #: iterations (sampled worlds) of the last decision (for benchmarks)
     last_iterations: int = field(default=0, init=False)
@@ -320,7 +333,7 @@ class ExpertPlayer:
         rng = decision_rng(self.seed, view)
         memory = Memory.from_history(view.history, view.players)
         phases = self.phases if self.phases is not None else SEARCHED_PHASES[view.players]
-        if view.phase not in phases:  # Normal's choice, as a Normal player of this seed makes it
+        if not searched(view, phases):  # Normal's choice, as a Normal player of this seed makes it
             own = own_state(view)
             return safe(view, own, self.guide.choose(own, rng, memory))
         sampler = Resampler(view)
