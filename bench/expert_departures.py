@@ -7,7 +7,8 @@ Normal plays every seat of a hand; at each decision of seat 0 with a real choice
 (``--iterations``, ``--option`` settings) decides too.  Where Expert leaves Normal's choice,
 both actions are judged on the same ``--worlds`` worlds sampled from the seat's view: the
 hand played to its end by the rollout policy (Normal without memory, as in Expert's
-rollouts, but not cut short), scored as the seat's side minus the best other side.  The
+rollouts, but not cut short), scored as the seat's side minus the other sides' mean (as
+Expert judges; with two sides that is the other side).  The
 figure is Expert's action minus Normal's, per departure (mean and 95% interval, overall and
 by the kinds of the two actions): a negative mean says Expert's own judgement (rollouts cut
 after ``rollout_actions`` and the static evaluation) prefers plays that lose once the hand is
@@ -51,7 +52,7 @@ def judge(view: SeatView, action: Action, worlds: int, seed: int) -> float:
         while not world.is_over and n < 2000:
             world.apply(ROLLOUT.choose(world), validate=False)
             n += 1
-        total += side_result(world, seat)
+        total += side_result(world, seat, mean_rivals=True)
     return total / worlds
 
 

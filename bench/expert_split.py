@@ -30,7 +30,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent / "src"))
 from canasta.actions import Action  # noqa: E402
 from canasta.bots import arena  # noqa: E402
 from canasta.bots.players import make_player  # noqa: E402
-from canasta.bots.search import PLAY_TWO_SIDES, ExpertPlayer, searched  # noqa: E402
+from canasta.bots.search import PHASE_LABELS, ExpertPlayer, searched  # noqa: E402
 from canasta.view import SeatView  # noqa: E402
 
 PHASES = ("draw", "play", "ask")
@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--search",
         default=",".join(PHASES),
-        help="phases Expert searches (draw, play, ask, or play-two-sides: the play phase once"
-        " a three-player partnership has formed)",
+        help="phases Expert searches (draw, play, ask, or play-two-sides: the play phase while"
+        " two sides are left, with three players once a partnership has formed)",
     )
     p.add_argument(
         "--option", action="append", default=[], help="an ExpertPlayer setting, name=value"
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     phases = frozenset(x for x in args.search.split(",") if x)
-    unknown = phases - {*PHASES, PLAY_TWO_SIDES}
+    unknown = phases - PHASE_LABELS
     if unknown:
         p.error(f"--search: unknown phase(s) {', '.join(sorted(unknown))}")
     options: dict[str, Any] = {"iterations": args.iterations, "time_budget": None}

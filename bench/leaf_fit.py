@@ -7,9 +7,9 @@ Expert's rollouts play), from shuffled decks and varied match scores (so the ope
 vary).  About one position in twelve is kept: its :func:`canasta.bots.evaluate.side_features`
 for each side, and, once the hand is over, its final hand score for each side.  Least squares
 (a light ridge) on the side-against-side differences gives one weight per feature: a side's
-worth is the weighted sum, and the leaf is the seat's side minus the best other side, as the
-hand-made evaluation is.  A second set of hands (another seed) is held out: the script prints
-the share of the outcome's variance that each leaf explains there (``r2``), the fitted one and
+worth is the weighted sum, and the leaf is the seat's side minus the other sides' mean, as
+Expert judges (with two sides, simply minus the other side).  A second set of hands (another
+seed) is held out: the script prints the share of the outcome's variance that each leaf explains there (``r2``), the fitted one and
 (with two sides, where they aim at the same target) the hand-made one (``search.side_result``
 as Expert plays it), and the weights to paste into ``search.LEAF_WEIGHTS``.
 """

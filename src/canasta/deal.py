@@ -26,8 +26,9 @@ def shuffle(rng: random.Random, cards: list[int]) -> None:
     use their own ``shuffle``.
 
     >>> a, b = list(range(10)), list(range(10))
-    >>> random.Random(5).shuffle(a); shuffle(random.Random(5), b); a == b
-    True
+    >>> r, q = random.Random(5), random.Random(5)
+    >>> r.shuffle(a); shuffle(q, b); a == b, r.getstate() == q.getstate()
+    (True, True)
     """
     if type(rng) is not random.Random:
         rng.shuffle(cards)

@@ -339,8 +339,8 @@ def test_expert_credits_frozen_pairs_by_default() -> None:
 
 
 def test_r14_three_player_expert_searches_the_draw_and_plays_normals_melds_and_discards() -> None:
-    """With three players Expert searches the draw (take the pile or not, R8) and the
-    partner's question; in the play phase, while all three play alone, it makes the choice a
+    """With three players Expert searches the draw (take the pile or not, R8); in the play
+    phase, while all three play alone, it makes the choice a
     Normal player of its seed makes (searching melds and discards measured worse there), and
     it searches once a partnership has formed (R14: two sides left).  With four players it
     searches the play phase too, and ``phases`` overrides the default."""
@@ -558,15 +558,25 @@ def test_r14_three_sides_are_judged_against_the_rivals_mean() -> None:
             else:
                 seen_three += max(others) != min(others)  # rivals apart: the two judgements differ
                 assert hand_made[0] >= hand_made[1]  # the mean of two is never above their best
+                # against the mean of the others, the sides' judgements balance out exactly
+                one_each = [st.side_of.index(sd) for sd in set(st.side_of)]
+                for w in (None, only_table):
+                    total = sum(side_result(st, s, weights=w, mean_rivals=True) for s in one_each)
+                    assert total == pytest.approx(0.0, abs=1e-6)
+                    best = [side_result(st, s, weights=w) for s in one_each]
+                    assert max(best) != min(best) or sum(best) <= 0
     assert seen_three > 0
 
 
 def test_r13_r14_a_finished_hand_is_judged_by_its_scores_against_the_rivals() -> None:
     """A finished hand is judged by the sides' hand scores (R13), against the rivals' mean or
     the best rival; with three players the sides are whoever played alone or together (R14)."""
+    sides_seen: set[int] = set()
     for preset in ("classic", "three-player"):
         settings = Settings.preset(preset)
-        for i in range(3):
+        for i in range(3 if preset == "classic" else 40):
+            if sides_seen == {2, 3}:
+                break
             game = Game(settings, seed=f"finished:{preset}:{i}")
             bots = [make_player("normal", seed=s) for s in range(settings.players)]
             st = game.state
@@ -581,6 +591,29 @@ def test_r13_r14_a_finished_hand_is_judged_by_its_scores_against_the_rivals() ->
                 assert side_result(st, seat, mean_rivals=True) == pytest.approx(
                     mine - sum(others) / len(others)
                 )
+            if preset == "three-player":
+                sides_seen.add(len(totals))
+    assert sides_seen == {2, 3}  # hands ended alone and with a partnership formed (R14)
+
+
+def test_expert_passes_its_judgement_of_rivals_to_every_leaf(monkeypatch) -> None:
+    """Expert's ``mean_rivals`` reaches every judgement its search makes (three players)."""
+    import canasta.bots.search as search
+
+    seen: list[bool] = []
+    judge = search.side_result
+
+    def recording(*args: object, **kwargs: object) -> float:
+        seen.append(bool(args[7]) if len(args) > 7 else bool(kwargs.get("mean_rivals", False)))
+        return judge(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "side_result", recording)
+    draws = [st for st in _decisions("three-player", 40, 4) if st.phase == "draw"]
+    st = next(st for st in draws if _searched(st, ExpertPlayer(seed=5, **SEARCH)))
+    for mean in (True, False):
+        seen.clear()
+        ExpertPlayer(seed=5, mean_rivals=mean, **SEARCH).choose(st.view(st.turn))
+        assert seen and set(seen) == {mean}
 
 
 def test_leaf_fit_recovers_known_weights_and_reports_both_leaves() -> None:

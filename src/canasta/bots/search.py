@@ -46,14 +46,16 @@ MAX_DEPTH = 6
 #: Normal's own price for keeping such a pair (``pair_wild`` -80); see the bots README,
 #: "Expert in bicycle: a natural pair is a key to a pile its cards freeze"
 FROZEN_PAIR = 80.0
-#: a label for :data:`SEARCHED_PHASES`: the play phase only once two sides are left, that is
-#: with three players once a partnership has formed (R14)
+#: a label for :data:`SEARCHED_PHASES`: the play phase only while two sides are left, that is
+#: with three players once a partnership has formed (R14); with two or four players always
 PLAY_TWO_SIDES = "play-two-sides"
 #: the decisions Expert searches, by the number of players (the others: Normal's choice).  With
 #: three players, searching the draw alone beat searching every decision by 34 and 36 points a
 #: deal (two seeds, 300 deals each, 200 iterations): see the bots README, "Expert in
 #: three-player: the pile, not the melds"; searching the play phase too once a partnership
 #: has formed added 8.5 and 6.8 more (the bots README, "Three-player: against both rivals")
+#: every label :func:`searched` (and ``ExpertPlayer.phases``) understands
+PHASE_LABELS = frozenset({"draw", "play", "ask", PLAY_TWO_SIDES})
 SEARCHED_PHASES: dict[int, frozenset[str]] = {
     2: frozenset({"draw", "play", "ask"}),
     3: frozenset({"draw", "ask", PLAY_TWO_SIDES}),
@@ -321,6 +323,10 @@ class ExpertPlayer:
     last_iterations: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
+        if self.phases is not None:
+            unknown = sorted(set(self.phases) - PHASE_LABELS)
+            if unknown:
+                raise ValueError(f"unknown phases for Expert to search: {', '.join(unknown)}")
         if self.time_budget is None and self.iterations is None:
             self.iterations, self.time_budget = DEFAULT_ITERATIONS, DEFAULT_TIME
         self.guide = Policy(NORMAL)
