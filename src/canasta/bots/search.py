@@ -49,13 +49,13 @@ FROZEN_PAIR = 80.0
 #: a label for :data:`SEARCHED_PHASES`: the play phase only while two sides are left, that is
 #: with three players once a partnership has formed (R14); with two or four players always
 PLAY_TWO_SIDES = "play-two-sides"
+#: every label :func:`searched` (and ``ExpertPlayer.phases``) understands
+PHASE_LABELS = frozenset({"draw", "play", "ask", PLAY_TWO_SIDES})
 #: the decisions Expert searches, by the number of players (the others: Normal's choice).  With
 #: three players, searching the draw alone beat searching every decision by 34 and 36 points a
 #: deal (two seeds, 300 deals each, 200 iterations): see the bots README, "Expert in
 #: three-player: the pile, not the melds"; searching the play phase too once a partnership
 #: has formed added 8.5 and 6.8 more (the bots README, "Three-player: against both rivals")
-#: every label :func:`searched` (and ``ExpertPlayer.phases``) understands
-PHASE_LABELS = frozenset({"draw", "play", "ask", PLAY_TWO_SIDES})
 SEARCHED_PHASES: dict[int, frozenset[str]] = {
     2: frozenset({"draw", "play", "ask"}),
     3: frozenset({"draw", "ask", PLAY_TWO_SIDES}),
