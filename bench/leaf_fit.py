@@ -9,9 +9,10 @@ for each side, and, once the hand is over, its final hand score for each side.  
 (a light ridge) on the side-against-side differences gives one weight per feature: a side's
 worth is the weighted sum, and the leaf is the seat's side minus the other sides' mean, as
 Expert judges (with two sides, simply minus the other side).  A second set of hands (another
-seed) is held out: the script prints the share of the outcome's variance that each leaf explains there (``r2``), the fitted one and
-(with two sides, where they aim at the same target) the hand-made one (``search.side_result``
-as Expert plays it), and the weights to paste into ``search.LEAF_WEIGHTS``.
+seed) is held out: the script prints the share of the outcome's variance that each leaf
+explains there (``r2``), the fitted one and (with two sides, where they aim at the same
+target) the hand-made one (``search.side_result`` as Expert plays it), and the weights to
+paste into ``search.LEAF_WEIGHTS``.
 """
 
 from __future__ import annotations

@@ -340,10 +340,10 @@ def test_expert_credits_frozen_pairs_by_default() -> None:
 
 def test_r14_three_player_expert_searches_the_draw_and_plays_normals_melds_and_discards() -> None:
     """With three players Expert searches the draw (take the pile or not, R8); in the play
-    phase, while all three play alone, it makes the choice a
-    Normal player of its seed makes (searching melds and discards measured worse there), and
-    it searches once a partnership has formed (R14: two sides left).  With four players it
-    searches the play phase too, and ``phases`` overrides the default."""
+    phase, while all three play alone, it makes the choice a Normal player of its seed makes
+    (searching melds and discards measured worse there), and it searches once a partnership
+    has formed (R14: two sides left).  With four players it searches the play phase too, and
+    ``phases`` overrides the default."""
     alone = 0
     for st in _decisions("three-player", 40, 3):
         view = st.view(st.turn)
@@ -563,8 +563,10 @@ def test_r14_three_sides_are_judged_against_the_rivals_mean() -> None:
                 for w in (None, only_table):
                     total = sum(side_result(st, s, weights=w, mean_rivals=True) for s in one_each)
                     assert total == pytest.approx(0.0, abs=1e-6)
-                    best = [side_result(st, s, weights=w) for s in one_each]
-                    assert max(best) != min(best) or sum(best) <= 0
+                # against the best rival they sum to the worst side's worth minus the best's
+                tables = [side_table_score(st, st.side_of[s]) for s in one_each]
+                best = [side_result(st, s, weights=only_table) for s in one_each]
+                assert sum(best) == pytest.approx(min(tables) - max(tables))
     assert seen_three > 0
 
 
