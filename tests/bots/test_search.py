@@ -534,40 +534,85 @@ def test_fitted_leaf_with_one_weight_is_that_features_difference() -> None:
             assert side_result(st, seat, weights=only_table) == pytest.approx(mine - best)
 
 
-def test_r14_three_sides_are_judged_against_the_rivals_mean() -> None:
-    """Before anyone takes the pile (R14) a three-player hand has three sides: by default Expert
-    judges its own against the other two's mean (a pairwise match score counts beating either
-    one), or against the best of them with ``mean_rivals=False``; with two sides both agree."""
+def _partnered(count: int) -> list:
+    """Three-player states a few actions after someone first took the pile (R14), from Normal
+    hands: a partnership has formed and the hand goes on."""
+    settings = Settings.preset("three-player")
+    out = []
+    for i in range(60):
+        game = Game(settings, seed=f"partnered:{i}")
+        bots = [make_player("normal", seed=i * 10 + s) for s in range(3)]
+        st = game.state
+        after = random.Random(i).randrange(1, 12)
+        while not st.is_over and after:
+            game.apply(bots[st.turn].choose(st.view(st.turn)))
+            after -= len(set(st.side_of)) == 2
+        if not st.is_over and len(set(st.side_of)) == 2:
+            out.append(st)
+            if len(out) >= count:
+                break
+    return out
+
+
+def _expected_against_rivals_mean(st, seat: int, worth: dict[int, float]) -> float:
+    """What a seat is judged by against the rivals' mean, case by case (R13, R14), from each
+    side's ``worth``: with two teams the other side; with three players playing alone the other
+    two's mean; in a partnership the lone player against the partners (whose totals both gain
+    the hand), a partner by half the partnership's lead (none of it against the partner)."""
+    mine = worth[st.side_of[seat]]
+    others = [w for sd, w in worth.items() if sd != st.side_of[seat]]
+    if st.players != 3 or len(worth) == 3:
+        return mine - sum(others) / len(others)
+    (other,) = others
+    alone = st.side_of.count(st.side_of[seat]) == 1
+    return mine - other if alone else (mine - other) / 2
+
+
+def test_r14_three_players_are_judged_against_the_rivals_mean() -> None:
+    """By default Expert judges a seat against the mean of the other players' totals, as the
+    three-player match score counts beating either one: before anyone takes the pile (R14) the
+    other two sides' mean; once a partnership has formed, a partner shares its total with one
+    rival, so a partner counts half its partnership's lead and the lone player all of it.  With
+    ``mean_rivals=False`` the best other side; with two teams both judgements agree."""
     from canasta.bots.evaluate import SIDE_FEATURES, side_table_score
 
     only_table = tuple(1.0 if n == "table" else 0.0 for n in SIDE_FEATURES)
     assert ExpertPlayer(1).mean_rivals is True
-    seen_three = 0
+    seen = {"apart": 0, "partners": 0, "lone": 0}
     for preset in ("classic", "three-player"):
-        for st in _decisions(preset, 6, 9):
-            seat = st.turn
-            mine = side_table_score(st, st.side_of[seat])
-            others = [side_table_score(st, sd) for sd in set(st.side_of) - {st.side_of[seat]}]
-            mean = side_result(st, seat, weights=only_table, mean_rivals=True)
-            assert mean == pytest.approx(mine - sum(others) / len(others))
-            assert side_result(st, seat, weights=only_table) == pytest.approx(mine - max(others))
-            hand_made = [side_result(st, seat, mean_rivals=m) for m in (True, False)]
-            if len(others) == 1:
-                assert mean == side_result(st, seat, weights=only_table)
-                assert hand_made[0] == hand_made[1]
-            else:
-                seen_three += max(others) != min(others)  # rivals apart: the two judgements differ
-                assert hand_made[0] >= hand_made[1]  # the mean of two is never above their best
-                # against the mean of the others, the sides' judgements balance out exactly
-                one_each = [st.side_of.index(sd) for sd in set(st.side_of)]
-                for w in (None, only_table):
-                    total = sum(side_result(st, s, weights=w, mean_rivals=True) for s in one_each)
-                    assert total == pytest.approx(0.0, abs=1e-6)
-                # against the best rival they sum to the worst side's worth minus the best's
-                tables = [side_table_score(st, st.side_of[s]) for s in one_each]
-                best = [side_result(st, s, weights=only_table) for s in one_each]
-                assert sum(best) == pytest.approx(min(tables) - max(tables))
-    assert seen_three > 0
+        states = _decisions(preset, 6, 9) + (_partnered(4) if preset == "three-player" else [])
+        for st in states:
+            tables = {sd: side_table_score(st, sd) for sd in set(st.side_of)}
+            for seat in range(st.players):
+                mine = tables[st.side_of[seat]]
+                others = [t for sd, t in tables.items() if sd != st.side_of[seat]]
+                mean = side_result(st, seat, weights=only_table, mean_rivals=True)
+                assert mean == pytest.approx(_expected_against_rivals_mean(st, seat, tables))
+                assert side_result(st, seat, weights=only_table) == pytest.approx(
+                    mine - max(others)
+                )
+                hand_made = [side_result(st, seat, mean_rivals=m) for m in (True, False)]
+                if st.players != 3:
+                    assert mean == side_result(st, seat, weights=only_table)
+                    assert hand_made[0] == hand_made[1]
+                elif len(tables) == 3:
+                    seen["apart"] += max(others) != min(others)  # the two judgements differ
+                    assert hand_made[0] >= hand_made[1]  # the mean of two is never above the best
+                elif st.side_of.count(st.side_of[seat]) == 2:
+                    seen["partners"] += 1  # half the lead, whichever way it goes
+                    assert hand_made[0] == pytest.approx(hand_made[1] / 2)
+                else:
+                    seen["lone"] += 1
+                    assert hand_made[0] == pytest.approx(hand_made[1])
+            # summed over the players, the judgements against their rivals' mean balance out
+            for w in (None, only_table):
+                total = sum(side_result(st, s, weights=w, mean_rivals=True) for s in range(st.players))
+                assert total == pytest.approx(0.0, abs=1e-6)
+            if len(tables) == 3:
+                # against the best rival the sides sum to the worst side's worth minus the best's
+                best = [side_result(st, s, weights=only_table) for s in range(3)]
+                assert sum(best) == pytest.approx(min(tables.values()) - max(tables.values()))
+    assert min(seen.values()) > 0, seen
 
 
 def test_r13_r14_a_finished_hand_is_judged_by_its_scores_against_the_rivals() -> None:
@@ -585,13 +630,13 @@ def test_r13_r14_a_finished_hand_is_judged_by_its_scores_against_the_rivals() ->
             while not st.is_over:
                 game.apply(bots[st.turn].choose(st.view(st.turn)))
             assert st.result is not None
-            totals = {s.side: s.total for s in st.result.sides}
+            totals = {s.side: float(s.total) for s in st.result.sides}
             for seat in range(settings.players):
                 mine = totals[st.side_of[seat]]
                 others = [t for sd, t in totals.items() if sd != st.side_of[seat]]
                 assert side_result(st, seat) == mine - max(others)
                 assert side_result(st, seat, mean_rivals=True) == pytest.approx(
-                    mine - sum(others) / len(others)
+                    _expected_against_rivals_mean(st, seat, totals)
                 )
             if preset == "three-player":
                 sides_seen.add(len(totals))

@@ -197,8 +197,11 @@ def side_result(
 ) -> float:
     """The seat's side score minus the best other side's, at the end of (or during) a hand.
 
-    With ``mean_rivals``, minus the other sides' mean instead (the same with two sides; with
-    three, R14, a seat gains by beating either rival, as a pairwise match score counts it).
+    With ``mean_rivals``, minus the mean of the other players' (the other teams') totals
+    instead, as a pairwise match score counts them: the same with two teams; with three
+    players (R14) the other two sides' mean while all three play alone, and once a
+    partnership has formed, a partner counts half its partnership's lead (against the partner,
+    whose total gains the same, the hand counts for nothing) and the lone player all of it.
 
     During a hand (a truncated rollout) the static evaluation judges: the table, canasta
     chances and the cards held, by :func:`canasta.bots.evaluate.hand_worth` with ``hands``
@@ -213,17 +216,15 @@ def side_result(
     With ``weights`` (:data:`LEAF_WEIGHTS`), a side's worth is instead the weighted sum of its
     :func:`canasta.bots.evaluate.side_features`, fitted on how whole hands ended.
     """
-    side = state.side_of[seat]
     if state.result is not None:
         final = {s.side: float(s.total) for s in state.result.sides}
-        return final.pop(side) - _rivals(final, mean_rivals)
+        return _against_rivals(state, seat, final, mean_rivals)
     scores: dict[int, float] = {}
     if weights is not None:
         for sd in set(state.side_of):
             f = ev.side_features(state, sd)
             scores[sd] = sum(w * x for w, x in zip(weights, f, strict=True))
-        mine_w = scores.pop(side)
-        return mine_w - _rivals(scores, mean_rivals)
+        return _against_rivals(state, seat, scores, mean_rivals)
     # truncated rollout: table value, canasta chances, minus the cards held
     # frozen by its cards, the pile is frozen for every side: asked once, not per side
     by_cards = bool(frozen_pair) and frozen_by_cards(state)
@@ -242,15 +243,27 @@ def side_result(
                 scores[sd] += min(1.0, keys * pairs) * ev.pile_value(state) + pair_key * pairs
         if by_cards:
             scores[sd] += frozen_pair * pile_keys(state, sd)
-    mine = scores.pop(side)
-    return mine - _rivals(scores, mean_rivals)
+    return _against_rivals(state, seat, scores, mean_rivals)
 
 
-def _rivals(scores: dict[int, float], mean: bool) -> float:
-    """The other sides' worth a side is judged against: the best one's, or their mean."""
-    if mean:
-        return sum(scores.values()) / len(scores)
-    return max(scores.values())
+def _against_rivals(state: State, seat: int, scores: dict[int, float], mean: bool) -> float:
+    """The seat's side's worth (``scores`` per side) minus what it is judged against.
+
+    Without ``mean``: the best other side's worth.  With ``mean``: the mean over the other
+    teams, the holders of a cumulative score, each worth its side's score.  With two teams
+    that is the other side; with three players (R14) a partner is a rival too: its total gains
+    what the seat's gains, so against the partner a hand counts for nothing, and the seat is
+    judged by half its partnership's lead over the lone player (the lone player by all of it,
+    against each partner).
+    """
+    side_of = state.side_of
+    mine = scores[side_of[seat]]
+    if not mean:
+        return mine - max(v for sd, v in scores.items() if sd != side_of[seat])
+    team_of = state.team_of
+    me = team_of[seat]
+    rivals = {team_of[s]: scores[side_of[s]] for s in range(state.players) if team_of[s] != me}
+    return mine - sum(rivals.values()) / len(rivals)
 
 
 class _Node:
@@ -306,10 +319,10 @@ class ExpertPlayer:
     #: judge a rollout cut short by the fitted linear leaf (:data:`LEAF_WEIGHTS`) in the
     #: presets it has weights for (False: the hand-made evaluation above everywhere)
     fitted: bool = True
-    #: judge a side against the other sides' mean, not the best of them: with three sides
-    #: (R14, before anyone takes the pile) a player gains by beating either rival, as the
-    #: three-player match score counts it (False: the best rival, before 3 Dec 2026; with two
-    #: sides both are the same)
+    #: judge a side against the mean of the other players' totals, not the best other side: with
+    #: three players (R14) a player gains by beating either rival, as the three-player match
+    #: score counts it, and a partner's total gains what its own does (see :func:`side_result`;
+    #: False: the best rival, before 3 Dec 2026; with two teams both are the same)
     mean_rivals: bool = True
     #: rollout length: Normal's actions before the static evaluation judges the position
     rollout_actions: int = 12
