@@ -5,8 +5,8 @@
                                  [--out run.json] [--against baseline.json]
 
 Expert against Normal on duplicate deals (``run_arena``, one process), but Expert searches only
-the decisions of the phases in ``--search`` and plays Normal's first choice in the others, so
-comparing runs on the same deals shows which kind of departure gains or loses points.  It
+the decisions of the phases in ``--search`` and plays its guide's first choice in the others
+(Normal's rules of thumb, ``search.GUIDE``), so comparing runs on the same deals shows which kind of departure gains or loses points.  It
 also counts, per phase, the decisions searched and those where Expert left Normal's choice
 (by the kinds of Normal's and Expert's actions); ``--against`` an earlier ``--out`` of the
 same deals gives the paired difference per deal with its 95% interval.  ``--option name=value`` passes an
@@ -39,7 +39,8 @@ COUNTS: Counter[tuple[str, ...]] = Counter()
 
 
 class SplitExpert:
-    """Expert in the phases it searches, Normal's first choice in the others.
+    """Expert in the phases it searches, its guide's first choice in the others (Normal's,
+    but for three-player discards before anyone takes the pile: ``search.GUIDE``).
 
     A wrapper, not a subclass: the mypyc build's compiled classes cannot be subclassed here.
     """
@@ -54,13 +55,12 @@ class SplitExpert:
         self.phases = phases
 
     def choose(self, view: SeatView) -> Action:
-        normal = self.normal.choose(view)
-        if len(view.legal) == 1 or not searched(view, self.phases):
-            return normal
-        best = self.expert.choose(view)
-        COUNTS[(view.phase, "searched")] += 1
-        if best != normal:
-            COUNTS[(view.phase, normal.kind, best.kind)] += 1
+        best = self.expert.choose(view)  # the guide's choice where it does not search
+        if len(view.legal) > 1 and searched(view, self.phases):
+            normal = self.normal.choose(view)
+            COUNTS[(view.phase, "searched")] += 1
+            if best != normal:
+                COUNTS[(view.phase, normal.kind, best.kind)] += 1
         return best
 
 

@@ -338,22 +338,28 @@ def test_expert_credits_frozen_pairs_by_default() -> None:
     assert ExpertPlayer(1, frozen_pair=0.0).frozen_pair == 0.0
 
 
-def test_r14_three_player_expert_searches_the_draw_and_plays_normals_melds_and_discards() -> None:
+def test_r14_three_player_expert_searches_the_draw_and_plays_its_guides_melds_and_discards() -> None:
     """With three players Expert searches the draw (take the pile or not, R8); in the play
-    phase, while all three play alone, it makes the choice a Normal player of its seed makes
-    (searching melds and discards measured worse there), and it searches once a partnership
-    has formed (R14: two sides left).  With four players it searches the play phase too, and
+    phase, while all three play alone, it makes the choice its guide makes (searching melds
+    and discards measured worse there): Normal's rules of thumb without the discard danger,
+    so it sometimes throws what Normal would hold back.  It searches once a partnership has
+    formed (R14: two sides left).  With four players it searches the play phase too, and
     ``phases`` overrides the default."""
-    alone = 0
-    for st in _decisions("three-player", 40, 3):
+    from canasta.bots.players import HeuristicPlayer
+    from canasta.bots.search import GUIDE
+
+    alone = unlike_normal = 0
+    for st in _decisions("three-player", 40, 3) + _decisions("three-player", 40, 7):
         view = st.view(st.turn)
         if view.phase != "play" or len(set(view.side_of)) != 3:
             continue
         expert = ExpertPlayer(seed=5, **SEARCH)
-        assert expert.choose(view) == make_player("normal", seed=5).choose(view)
+        mine = expert.choose(view)
+        assert mine == HeuristicPlayer("expert-guide", GUIDE, seed=5).choose(view)
         assert expert.last_iterations == 0
+        unlike_normal += mine != make_player("normal", seed=5).choose(view)
         alone += 1
-    assert alone >= 10
+    assert alone >= 10 and unlike_normal >= 1
     partnered_plays = _partnered_plays(4)
     for st in partnered_plays:
         expert = ExpertPlayer(seed=5, **SEARCH)
@@ -370,6 +376,30 @@ def test_r14_three_player_expert_searches_the_draw_and_plays_normals_melds_and_d
     assert not any(
         _searched(st, ExpertPlayer(seed=5, phases=draw_only, **SEARCH)) for st in partnered_plays
     )
+
+
+def test_r14_the_guide_differs_from_normal_only_while_three_play_alone() -> None:
+    """Expert's guide is Normal's style but for ``alone_danger`` (0: before anyone takes the
+    pile, R14, it does not weigh the danger of handing the next player the pile).  Its ranking
+    equals Normal's with four players and once a three-player partnership has formed, and
+    differs from it somewhere while all three play alone."""
+    from dataclasses import replace
+
+    from canasta.bots.policy import NORMAL, Policy
+    from canasta.bots.search import GUIDE
+
+    assert GUIDE == replace(NORMAL, alone_danger=0.0) and NORMAL.alone_danger == 1.0
+    normal, guide = Policy(NORMAL), Policy(GUIDE)
+    same = [st for st in _decisions("classic", 20, 5) if st.phase == "play"] + _partnered_plays(6)
+    assert len(same) >= 12
+    for st in same:
+        assert guide.rank(st) == normal.rank(st)
+    alone = [
+        st
+        for st in _decisions("three-player", 40, 3) + _decisions("three-player", 40, 7)
+        if st.phase == "play" and len(set(st.side_of)) == 3
+    ]
+    assert any(guide.rank(st) != normal.rank(st) for st in alone)
 
 
 def _partnered_plays(count: int) -> list[State]:

@@ -69,6 +69,11 @@ class Style:
     #: four players: the weight of the discard danger there (measured best near 5 in classic
     #: and bicycle: a pile handed to an opponent costs far more than its cards' value)
     four_danger: float = 5.0
+    #: three players, while all three play alone (R14): the weight of the discard danger then
+    #: (1: as once a partnership has formed; Expert's guide plays 0: the danger assumes the next
+    #: player takes whatever pile it can, but a player that takes first then plays alone
+    #: against two, and Normal seldom does, see ``lone_take``)
+    alone_danger: float = 1.0
     #: after the opening, the value of melding a natural pair with a wild (the pair kept for
     #: the frozen pile measured better than melding it whenever a wild is in hand)
     pair_wild: float = -80.0
@@ -307,7 +312,11 @@ class Policy:
         opp_opened = any(st.nmelds[st.side_of[o]] for o in ev.opponents(st, seat))
         out: list[tuple[float, Action]] = []
         danger_scale = style.danger_scale * (
-            style.duel_danger if n == 2 else style.four_danger if n == 4 else 1.0
+            style.duel_danger
+            if n == 2
+            else style.four_danger
+            if n == 4
+            else (1.0 if st.merged else style.alone_danger)
         )
         nwild = fc[F_DEUCE] + fc[F_JOKER]
         for a in cands:

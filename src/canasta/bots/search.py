@@ -8,11 +8,12 @@ availability counts (a child's exploration term counts the iterations it could h
 chosen, not its parent's visits), expands one new node, finishes with a Normal rollout and
 backs the result up, each node scored for the side of the seat that chose it.
 
-Normal guides the tree: a node offers only the Normal policy's best few options (the root
-more, deeper nodes fewer), tried best first; and Normal plays the rollouts, cut after
+Normal's rules of thumb guide the tree (as :data:`GUIDE`, which differs from Normal only in
+three-player discards): a node offers only the guide's best few options (the root more,
+deeper nodes fewer), tried best first; and Normal plays the rollouts, cut after
 ``rollout_actions`` actions and judged statically: by a linear leaf fitted to how hands end
 (:data:`LEAF_WEIGHTS`) where a preset has one, else by the shared hand-made evaluation.  The root's answer
-is its most visited child, unless that child's mean beats Normal's first choice by less than
+is its most visited child, unless that child's mean beats the guide's first choice by less than
 ``trust`` standard errors: outcomes vary so much between worlds that a lead on luck is common.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
 with a rollout budget alone the choice depends only on the seed and the view.
 """
@@ -37,6 +38,12 @@ from .policy import NORMAL, Policy, Style
 
 #: rollouts play the Normal rules of thumb without memory (the history is dropped for speed)
 ROLLOUT = Style()
+#: Expert's guide (its choice where it does not search, and the order of the options where it
+#: does): Normal's rules of thumb, except that with three players, while all three play alone
+#: (R14), it discards without weighing the danger of handing the next player the pile (Normal
+#: opponents seldom take it first; +20.7 and +32.8 points a deal on two seeds, the bots
+#: README, "Three-player: a guide that does not fear the pile")
+GUIDE = replace(NORMAL, alone_danger=0.0)
 #: default budget: this many iterations per decision, cut short after this many seconds
 DEFAULT_ITERATIONS = 1000
 DEFAULT_TIME = 0.9
@@ -51,7 +58,7 @@ FROZEN_PAIR = 80.0
 PLAY_TWO_SIDES = "play-two-sides"
 #: every label :func:`searched` (and ``ExpertPlayer.phases``) understands
 PHASE_LABELS = frozenset({"draw", "play", "ask", PLAY_TWO_SIDES})
-#: the decisions Expert searches, by the number of players (the others: Normal's choice).  With
+#: the decisions Expert searches, by the number of players (the others: the guide's choice).  With
 #: three players, searching the draw alone beat searching every decision by 34 and 36 points a
 #: deal (two seeds, 300 deals each, 200 iterations): see the bots README, "Expert in
 #: three-player: the pile, not the melds"; searching the play phase too once a partnership
@@ -302,7 +309,7 @@ class ExpertPlayer:
     inner_candidates: int = 2
     #: UCB1 exploration weight, in points of the side's score difference
     exploration: float = 250.0
-    #: standard errors by which the search's favourite must beat Normal's first choice (0: off)
+    #: standard errors by which the search's favourite must beat the guide's first choice (0: off)
     trust: float = 1.0
     #: how the hand-made leaf judges a rollout cut short (these four do not apply where the
     #: fitted leaf does): with the worth of the cards held (False: as penalty only), and what
@@ -330,7 +337,8 @@ class ExpertPlayer:
     #: :func:`respect_evidence`; off: the hidden cards uniformly; measured no better)
     evidence: bool = False
     #: the phases whose decisions are searched (None: :data:`SEARCHED_PHASES` for the
-    #: number of players; see :func:`searched`); in the others Expert plays Normal's choice
+    #: number of players; see :func:`searched`); in the others Expert plays its guide's choice
+    #: (:data:`GUIDE`)
     phases: frozenset[str] | None = None
     #: iterations (sampled worlds) of the last decision (for benchmarks)
     last_iterations: int = field(default=0, init=False)
@@ -342,7 +350,7 @@ class ExpertPlayer:
                 raise ValueError(f"unknown phases for Expert to search: {', '.join(unknown)}")
         if self.time_budget is None and self.iterations is None:
             self.iterations, self.time_budget = DEFAULT_ITERATIONS, DEFAULT_TIME
-        self.guide = Policy(NORMAL)
+        self.guide = Policy(GUIDE)
         self.rollout = Policy(ROLLOUT)
 
     def choose(self, view: SeatView) -> Action:
@@ -352,7 +360,7 @@ class ExpertPlayer:
         rng = decision_rng(self.seed, view)
         memory = Memory.from_history(view.history, view.players)
         phases = self.phases if self.phases is not None else SEARCHED_PHASES[view.players]
-        if not searched(view, phases):  # Normal's choice, as a Normal player of this seed makes it
+        if not searched(view, phases):  # the guide's choice, as a Normal player would make it
             own = own_state(view)
             return safe(view, own, self.guide.choose(own, rng, memory))
         sampler = Resampler(view)
@@ -475,7 +483,7 @@ class ExpertPlayer:
         return options[self._pick(root, options)]
 
     def _pick(self, root: _Node, options: list[Action]) -> int:
-        """The most visited option, unless the evidence against Normal's first choice is weak.
+        """The most visited option, unless the evidence against the guide's first choice is weak.
 
         Outcomes vary a lot from world to world, so an option can lead on luck; the guide's
         first choice stands unless the leader's mean beats it by ``trust`` standard errors.
