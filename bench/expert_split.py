@@ -6,10 +6,11 @@
 
 Expert against Normal on duplicate deals (``run_arena``, one process), but Expert searches only
 the decisions of the phases in ``--search`` and plays its guide's first choice in the others
-(Normal's rules of thumb, ``search.GUIDE``), so comparing runs on the same deals shows which kind of departure gains or loses points.  It
-also counts, per phase, the decisions searched and those where Expert left Normal's choice
-(by the kinds of Normal's and Expert's actions); ``--against`` an earlier ``--out`` of the
-same deals gives the paired difference per deal with its 95% interval.  ``--option name=value`` passes an
+(Normal's rules of thumb, ``search.GUIDE``), so comparing runs on the same deals shows which
+kind of departure gains or loses points.  It also counts, per phase, the decisions searched
+and those where Expert left Normal's choice (by the kinds of Normal's and Expert's actions);
+``--against`` an earlier ``--out`` of the same deals gives the paired difference per deal
+with its 95% interval.  ``--option name=value`` passes an
 :class:`~canasta.bots.search.ExpertPlayer` setting (numbers or true/false).  It prints
 figures and asserts nothing.
 """

@@ -12,9 +12,10 @@ Normal's rules of thumb guide the tree (as :data:`GUIDE`, which differs from Nor
 three-player discards): a node offers only the guide's best few options (the root more,
 deeper nodes fewer), tried best first; and Normal plays the rollouts, cut after
 ``rollout_actions`` actions and judged statically: by a linear leaf fitted to how hands end
-(:data:`LEAF_WEIGHTS`) where a preset has one, else by the shared hand-made evaluation.  The root's answer
-is its most visited child, unless that child's mean beats the guide's first choice by less than
-``trust`` standard errors: outcomes vary so much between worlds that a lead on luck is common.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
+(:data:`LEAF_WEIGHTS`) where a preset has one, else by the shared hand-made evaluation.  The
+root's answer is its most visited child, unless that child's mean beats the guide's first
+choice by less than ``trust`` standard errors: outcomes vary so much between worlds that a
+lead on luck is common.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
 with a rollout budget alone the choice depends only on the seed and the view.
 """
 
