@@ -311,13 +311,13 @@ class Policy:
         pile_frozen_all = st.settings.is_frozen(st.pile_wild, st.pile_red3, st.pile_black3, 1)
         opp_opened = any(st.nmelds[st.side_of[o]] for o in ev.opponents(st, seat))
         out: list[tuple[float, Action]] = []
-        danger_scale = style.danger_scale * (
-            style.duel_danger
-            if n == 2
-            else style.four_danger
-            if n == 4
-            else (1.0 if st.merged else style.alone_danger)
-        )
+        if n == 2:
+            by_players = style.duel_danger
+        elif n == 4:
+            by_players = style.four_danger
+        else:  # three players: 1 once a partnership has formed (R14)
+            by_players = 1.0 if st.merged else style.alone_danger
+        danger_scale = style.danger_scale * by_players
         nwild = fc[F_DEUCE] + fc[F_JOKER]
         for a in cands:
             assert isinstance(a, Discard)

@@ -8,12 +8,12 @@ availability counts (a child's exploration term counts the iterations it could h
 chosen, not its parent's visits), expands one new node, finishes with a Normal rollout and
 backs the result up, each node scored for the side of the seat that chose it.
 
-Normal's rules of thumb guide the tree (as :data:`GUIDE`, which differs from Normal only in
-three-player discards): a node offers only the guide's best few options (the root more,
-deeper nodes fewer), tried best first; and Normal plays the rollouts, cut after
-``rollout_actions`` actions and judged statically: by a linear leaf fitted to how hands end
-(:data:`LEAF_WEIGHTS`) where a preset has one, else by the shared hand-made evaluation.  The
-root's answer is its most visited child, unless that child's mean beats the guide's first
+Normal's rules of thumb guide the tree: the root offers only the best few options of Expert's
+guide (:data:`GUIDE`, which differs from Normal only in three-player discards), deeper nodes
+fewer, the rollout policy's (Normal's), tried best first; and Normal plays the rollouts, cut
+after ``rollout_actions`` actions and judged statically: by a linear leaf fitted to how hands
+end (:data:`LEAF_WEIGHTS`) where a preset has one, else by the shared hand-made evaluation.
+The root's answer is its most visited child, unless that child's mean beats the guide's first
 choice by less than ``trust`` standard errors: outcomes vary so much between worlds that a
 lead on luck is common.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
 with a rollout budget alone the choice depends only on the seed and the view.
@@ -291,7 +291,8 @@ class _Node:
 
 @dataclass(eq=False, kw_only=True)
 class ExpertPlayer:
-    """ISMCTS guided by Normal, with Normal rollouts cut short and judged statically.
+    """ISMCTS guided by Normal's rules of thumb, with Normal rollouts cut short and judged
+    statically.
 
     Every setting but the seed is a keyword.  With neither ``iterations`` nor ``time_budget``
     the budget is :data:`DEFAULT_ITERATIONS` iterations, cut short after :data:`DEFAULT_TIME`
@@ -361,7 +362,7 @@ class ExpertPlayer:
         rng = decision_rng(self.seed, view)
         memory = Memory.from_history(view.history, view.players)
         phases = self.phases if self.phases is not None else SEARCHED_PHASES[view.players]
-        if not searched(view, phases):  # the guide's choice, as a Normal player would make it
+        if not searched(view, phases):  # the guide's choice, as a player of its style makes it
             own = own_state(view)
             return safe(view, own, self.guide.choose(own, rng, memory))
         sampler = Resampler(view)
