@@ -349,10 +349,8 @@ def test_r14_three_player_expert_searches_the_draw_and_plays_its_guides_play() -
     from canasta.bots.search import GUIDE
 
     alone = unlike_normal = 0
-    for st in _decisions("three-player", 40, 3) + _decisions("three-player", 40, 7):
+    for st in _alone_plays():
         view = st.view(st.turn)
-        if view.phase != "play" or len(set(view.side_of)) != 3:
-            continue
         expert = ExpertPlayer(seed=5, **SEARCH)
         mine = expert.choose(view)
         assert mine == HeuristicPlayer("expert-guide", GUIDE, seed=5).choose(view)
@@ -394,13 +392,15 @@ def test_r14_the_guide_differs_from_normal_only_while_three_play_alone() -> None
     assert len(same) >= 12
     for st in same:
         assert guide.rank(st) == normal.rank(st)
-    alone = [
-        st
-        for st in _decisions("three-player", 40, 3) + _decisions("three-player", 40, 7)
-        if st.phase == "play" and len(set(st.side_of)) == 3
-    ]
+    alone = _alone_plays()
     # somewhere the guide's first choice itself differs, not only its scores
     assert any(guide.choose(st) != normal.choose(st) for st in alone)
+
+
+def _alone_plays() -> list[State]:
+    """Three-player play decisions with a real choice while all three play alone (R14)."""
+    states = _decisions("three-player", 40, 3) + _decisions("three-player", 40, 7)
+    return [st for st in states if st.phase == "play" and len(set(st.side_of)) == 3]
 
 
 def _partnered_plays(count: int) -> list[State]:
