@@ -84,8 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--search",
         default=",".join(PHASES),
-        help="phases Expert searches (draw, play, ask, or play-two-sides: the play phase while"
-        " two sides are left, with three players once a partnership has formed)",
+        help="phases Expert searches (draw, play, ask, play-two-sides: the play phase while"
+        " two sides are left, with three players once a partnership has formed, or play-late:"
+        " the play phase while the stock holds at most search.LATE_STOCK cards)",
     )
     p.add_argument(
         "--option", action="append", default=[], help="an ExpertPlayer setting, name=value"

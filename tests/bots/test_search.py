@@ -398,9 +398,98 @@ def test_r14_the_guide_differs_from_normal_only_while_three_play_alone() -> None
 
 
 def _alone_plays() -> list[State]:
-    """Three-player play decisions with a real choice while all three play alone (R14)."""
+    """Three-player play decisions with a real choice while all three play alone (R14), the
+    stock not yet nearly out (more than :data:`LATE_STOCK` cards)."""
+    from canasta.bots.search import LATE_STOCK
+
     states = _decisions("three-player", 40, 3) + _decisions("three-player", 40, 7)
-    return [st for st in states if st.phase == "play" and len(set(st.side_of)) == 3]
+    return [
+        st
+        for st in states
+        if st.phase == "play" and len(set(st.side_of)) == 3 and len(st.stock) > LATE_STOCK
+    ]
+
+
+def _late_alone_plays(count: int) -> list[State]:
+    """Three-player play decisions with a real choice while all three play alone (R14) and
+    the stock holds at most :data:`LATE_STOCK` cards."""
+    from canasta.bots.search import LATE_STOCK
+
+    settings = Settings.preset("three-player")
+    out: list[State] = []
+    for i in range(200):
+        game = Game(settings, seed=f"late:{i}")
+        bots = [make_player("normal", seed=s) for s in range(3)]
+        st = game.state
+        while not st.is_over:
+            if (
+                st.phase == "play"
+                and len(st.stock) <= LATE_STOCK
+                and len(set(st.side_of)) == 3
+                and len(st.legal_actions()) > 1
+            ):
+                out.append(st)
+                break
+            game.apply(bots[st.turn].choose(st.view(st.turn)))
+        if len(out) >= count:
+            return out
+    raise AssertionError("no late decision while all three play alone in 200 hands")
+
+
+def test_r14_three_player_expert_searches_the_play_while_the_stock_is_nearly_out() -> None:
+    """With three players, while all three play alone, Expert searches its melds and discards
+    once the stock holds at most LATE_STOCK cards (its rollouts then mostly reach the hand's
+    end); with more cards it plays its guide's choice; the label is three-player only."""
+    from dataclasses import replace
+
+    from canasta.bots.search import LATE_STOCK, PLAY_LATE, SEARCHED_PHASES, searched
+
+    assert PLAY_LATE in SEARCHED_PHASES[3]
+    assert all(PLAY_LATE not in SEARCHED_PHASES[n] for n in (2, 4))
+    late = _late_alone_plays(4)
+    for st in late:
+        view = st.view(st.turn)
+        assert searched(view, SEARCHED_PHASES[3])
+        assert not searched(replace(view, stock_size=LATE_STOCK + 1), SEARCHED_PHASES[3])
+        assert searched(replace(view, stock_size=LATE_STOCK + 1), frozenset({"play"}))
+        expert = ExpertPlayer(seed=5, **SEARCH)
+        assert st.check(expert.choose(view)) is None
+        assert expert.last_iterations == SEARCH["iterations"]
+        without = ExpertPlayer(seed=5, phases=SEARCHED_PHASES[3] - {PLAY_LATE}, **SEARCH)
+        without.choose(view)
+        assert without.last_iterations == 0
+    draws = [st for st in _decisions("three-player", 40, 4) if st.phase == "draw"]
+    assert all(searched(st.view(st.turn), frozenset({PLAY_LATE})) is False for st in draws)
+
+
+@pytest.mark.parametrize(("preset", "others"), [("three-player", 1), ("classic", 2)])
+def test_expert_tree_offers_other_seats_their_policys_best_options(
+    monkeypatch: pytest.MonkeyPatch, preset: str, others: int
+) -> None:
+    """Below the root the tree offers the searching seat ``inner_candidates`` options and every
+    other seat OTHER_CANDIDATES of its number of players (three: the rollout policy's first
+    choice only), unless ``other_candidates`` says otherwise."""
+    from canasta.bots.search import OTHER_CANDIDATES
+
+    assert OTHER_CANDIDATES == {3: 1}
+    asked: list[tuple[bool, int]] = []
+    options = ExpertPlayer._options
+
+    def recording(state: State, policy: Policy, memory: Memory | None, k: int) -> list:
+        asked.append((state.turn == seat, k))
+        return options(state, policy, memory, k)
+
+    states = [st for st in _decisions(preset, 40, 4) if st.phase == "draw"]
+    st = next(st for st in states if _searched(st, ExpertPlayer(seed=5, **SEARCH)))
+    seat = st.turn
+    monkeypatch.setattr(ExpertPlayer, "_options", staticmethod(recording))
+    for setting, theirs in ((None, others), (3, 3)):
+        asked.clear()
+        ExpertPlayer(seed=5, other_candidates=setting, **SEARCH).choose(st.view(seat))
+        below = asked[1:]  # the first call: the root's options
+        assert asked[0] == (True, 6)
+        assert {k for mine, k in below if not mine} == {theirs}
+        assert {k for mine, k in below if mine} <= {2}
 
 
 def _partnered_plays(count: int) -> list[State]:
