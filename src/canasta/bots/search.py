@@ -80,8 +80,9 @@ SEARCHED_PHASES: dict[int, frozenset[str]] = {
 #: options a node below the root offers where another seat chooses, by the number of players
 #: (absent: ``ExpertPlayer.inner_candidates``).  With three players the other two seats play
 #: the rollout policy's first choice in the tree too, rather than the better for them of its
-#: best two: with :data:`PLAY_LATE` +17.3 and +17.8 points a deal against +9.7 and +10.4
-#: without (the bots README, "Three-player: the last round, and rivals that play their policy")
+#: best two: with :data:`PLAY_LATE` +17.3 and +17.8 points a deal, against +9.7 and +10.4 for
+#: PLAY_LATE alone and +2.8 and +2.0 for this alone, each against the code of 3 Dec 2026 (the
+#: bots README, "Three-player: the last round, and rivals that play their policy")
 OTHER_CANDIDATES: dict[int, int] = {3: 1}
 
 
@@ -325,7 +326,8 @@ class ExpertPlayer:
     time_budget: float | None = None
     #: iterations (sampled worlds) per decision (None: as many as the time allows)
     iterations: int | None = None
-    #: options the root offers (Normal's best first) and options deeper nodes offer
+    #: options the root offers (the guide's best first) and options deeper nodes offer where
+    #: the searching seat chooses (and other seats, without an OTHER_CANDIDATES entry)
     candidates: int = 6
     inner_candidates: int = 2
     #: options a deeper node offers where another seat chooses (None: by the number of
