@@ -416,25 +416,9 @@ def _late_alone_plays(count: int) -> list[State]:
     the stock holds at most :data:`LATE_STOCK` cards."""
     from canasta.bots.search import LATE_STOCK
 
-    settings = Settings.preset("three-player")
-    out: list[State] = []
-    for i in range(200):
-        game = Game(settings, seed=f"late:{i}")
-        bots = [make_player("normal", seed=s) for s in range(3)]
-        st = game.state
-        while not st.is_over:
-            if (
-                st.phase == "play"
-                and len(st.stock) <= LATE_STOCK
-                and len(set(st.side_of)) == 3
-                and len(st.legal_actions()) > 1
-            ):
-                out.append(st)
-                break
-            game.apply(bots[st.turn].choose(st.view(st.turn)))
-        if len(out) >= count:
-            return out
-    raise AssertionError("no late decision while all three play alone in 200 hands")
+    return _first_plays(
+        "late", count, lambda st: len(st.stock) <= LATE_STOCK and len(set(st.side_of)) == 3
+    )
 
 
 def test_r14_three_player_expert_searches_the_play_while_the_stock_is_nearly_out() -> None:
@@ -495,20 +479,26 @@ def test_expert_tree_offers_other_seats_their_policys_best_options(
 
 def _partnered_plays(count: int) -> list[State]:
     """Three-player play decisions with a real choice after a partnership formed (R14)."""
+    return _first_plays("partnered", count, lambda st: len(set(st.side_of)) == 2)
+
+
+def _first_plays(name: str, count: int, wanted) -> list[State]:
+    """The first play decision with a real choice that is ``wanted`` in each of up to 200
+    three-player Normal hands, until ``count`` are found."""
     settings = Settings.preset("three-player")
     out: list[State] = []
     for i in range(200):
-        game = Game(settings, seed=f"partnered:{i}")
+        game = Game(settings, seed=f"{name}:{i}")
         bots = [make_player("normal", seed=s) for s in range(3)]
         st = game.state
         while not st.is_over:
-            if st.phase == "play" and len(set(st.side_of)) == 2 and len(st.legal_actions()) > 1:
+            if st.phase == "play" and wanted(st) and len(st.legal_actions()) > 1:
                 out.append(st)
                 break
             game.apply(bots[st.turn].choose(st.view(st.turn)))
         if len(out) >= count:
             return out
-    raise AssertionError("no partnership formed in 200 hands")
+    raise AssertionError(f"fewer than {count} {name} decisions in 200 hands")
 
 
 def _searched(st: State, expert: ExpertPlayer) -> bool:
