@@ -341,9 +341,9 @@ def test_expert_credits_frozen_pairs_by_default() -> None:
 def test_r14_three_player_expert_searches_the_draw_and_plays_its_guides_play() -> None:
     """With three players Expert searches the draw (take the pile or not, R8); in the play
     phase, while all three play alone and the stock holds more than LATE_STOCK cards, it makes
-    the choice its guide makes (searching melds
-    and discards measured worse there): Normal's rules of thumb without the discard danger,
-    so it sometimes throws what Normal would hold back.  It searches once a partnership has
+    the choice its guide makes (searching melds and discards measured worse there): Normal's
+    rules of thumb without the discard danger, so it sometimes throws what Normal would hold
+    back.  It searches once a partnership has
     formed (R14: two sides left).  With four players it searches the play phase too, and
     ``phases`` overrides the default."""
     from canasta.bots.players import HeuristicPlayer
