@@ -3,9 +3,11 @@
     python bench/strength.py [--deals 200] [--expert-deals 20] [--expert-iterations 1000]
                              [--matches 0] [--expert-matches 0]
                              [--presets classic,two-player] [--pairs normal-beginner,expert-normal]
-                             [--seed 1] [--json] [--markdown] [--out rows.json]
+                             [--seed 1] [--workers 1] [--json] [--markdown] [--out rows.json]
 
-Each cell is one ``canasta arena`` run (``run_arena``, one process, seeded): A's mean points
+Each cell is one ``canasta arena`` run (``run_arena``, seeded; ``--workers`` processes share
+its deals and matches, which changes nothing but the time: every deal and match is seeded
+by its own number): A's mean points
 per duplicate deal with its 95% interval, A's deal score, and the Elo difference implied by
 the deal score with a 95% interval (normal approximation of the score fraction, turned into
 Elo at both ends).  With ``--matches N`` (``--expert-matches N`` for the cells with Expert)
@@ -40,7 +42,14 @@ def _elo_interval(lo: float, hi: float, n: int) -> list[float]:
 
 
 def cell(
-    a: str, b: str, preset: str, deals: int, seed: int, options: dict[str, Any], matches: int = 0
+    a: str,
+    b: str,
+    preset: str,
+    deals: int,
+    seed: int,
+    options: dict[str, Any],
+    matches: int = 0,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """One arena run with the Elo intervals added (from the deal score, and from the match score)."""
     out = run_arena(
@@ -48,7 +57,7 @@ def cell(
         b,
         preset,
         deals,
-        1,
+        workers,
         seed=seed,
         matches=matches,
         options=options,
@@ -147,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--presets", default=",".join(PRESETS))
     p.add_argument("--pairs", default=",".join(PAIRS))
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, help="processes (the same table, sooner)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--out", default=None, help="also write the rows as JSON to this file")
@@ -159,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             options = {"iterations": args.expert_iterations, "time_budget": None} if expert else {}
             deals = args.expert_deals if expert else args.deals
             matches = args.expert_matches if expert else args.matches
-            row = cell(a, b, preset, deals, args.seed, options, matches)
+            row = cell(a, b, preset, deals, args.seed, options, matches, max(1, args.workers))
             rows.append(row)
             if not args.json and not args.markdown:
                 print(_line(row), flush=True)

@@ -171,6 +171,18 @@ def test_strength_cell_with_matches_only() -> None:
     assert "Elo from match score" in table and f"{row['match_win_rate']:.1%}" in table
 
 
+def test_strength_cell_is_the_same_with_several_workers() -> None:
+    """``bench/strength.py --workers 2`` shares a cell's deals and matches among processes and
+    gives the same figures: every deal and match is seeded by its own number."""
+    strength = _strength_module()
+    alone = strength.cell("beginner", "random", "two-player-quick", 6, 4, {}, 4)
+    shared = strength.cell("beginner", "random", "two-player-quick", 6, 4, {}, 4, workers=2)
+    assert shared["workers"] == 2 and alone["workers"] == 1
+    for row in (alone, shared):
+        del row["workers"], row["seconds"]
+    assert shared == alone
+
+
 def test_arena_cli_main(capsys: pytest.CaptureFixture[str]) -> None:
     from canasta.bots.arena import main
 
