@@ -794,3 +794,35 @@ def test_leaf_fit_recovers_known_weights_and_reports_both_leaves() -> None:
     assert leaf_fit.pairs([([0, 0, 2], merged, 7.0, [80.0, 80.0, 10.0])]) == [
         ([-2.0, -3.0], 70.0, 7.0)
     ]
+
+
+def test_r7_r14_the_guide_does_not_freeze_the_pile_while_three_play_alone() -> None:
+    """Normal throws a deuce to freeze a pile of six or more that the next player, an opponent
+    who has opened, could take (R7.1: a wild freezes it).  Expert's guide does not count that
+    danger while all three play alone (R14, ``alone_danger`` 0), nor freezes against it; once a
+    partnership has formed it freezes as Normal does."""
+    from canasta.bots.search import GUIDE
+
+    game = Game(Settings.preset("three-player"), seed=5)
+    game.apply(DRAW)  # the first player has drawn: its play phase
+    st = game.state
+    seat = st.turn
+    nxt = (seat + 1) % 3
+    assert st.phase == "play" and not st.merged
+    _hold(st, seat, "2C 4D 4H 9S JC KD")  # one deuce, the rest no pair to keep
+    _pile(st, "5C 6D 7H 8S TC QD")  # six cards, no wild: not frozen
+    st.nmelds[st.side_of[nxt]] = 1  # the next player has opened
+
+    def deuce(style) -> float:
+        ranked = Policy(style).rank(st)
+        return next(v for v, a in ranked if a == Discard(parse_card("2C")))
+
+    # Normal: the deuce's keep value falls by 4 a pile card (6 cards, one wild in hand)
+    normal = deuce(NORMAL)
+    assert normal - deuce(GUIDE) == pytest.approx(4.0 * 6)
+    # a partnership has formed (the other two, R14): the guide freezes as Normal does
+    st.merged = True
+    st.side_of = [1, 1, 1]
+    st.side_of[seat] = 0
+    st.nmelds = [1, 1, 1]
+    assert deuce(GUIDE) == deuce(NORMAL) == normal

@@ -72,7 +72,8 @@ class Style:
     #: three players, while all three play alone (R14): the weight of the discard danger then
     #: (1: as once a partnership has formed; Expert's guide plays 0: the danger assumes the next
     #: player takes whatever pile it can, but a player that takes first then plays alone
-    #: against two, and Normal seldom does, see ``lone_take``)
+    #: against two, and Normal seldom does, see ``lone_take``).  At 0 the player does not
+    #: freeze the pile with a deuce then either (``freeze``), a guard against that same danger
     alone_danger: float = 1.0
     #: after the opening, the value of melding a natural pair with a wild (the pair kept for
     #: the frozen pile measured better than melding it whenever a wild is in hand)
@@ -318,6 +319,9 @@ class Policy:
         else:  # three players: 1 once a partnership has formed (R14)
             by_players = 1.0 if st.merged else style.alone_danger
         danger_scale = style.danger_scale * by_players
+        # freezing the pile with a deuce guards against the same danger: not while three play
+        # alone with that danger off (``alone_danger`` 0, Expert's guide)
+        freeze = style.freeze and (n != 3 or st.merged or style.alone_danger > 0)
         nwild = fc[F_DEUCE] + fc[F_JOKER]
         for a in cands:
             assert isinstance(a, Discard)
@@ -327,7 +331,7 @@ class Policy:
             if IS_WILD[c]:
                 keep = 70.0 if f == F_DEUCE else 95.0
                 if (
-                    style.freeze
+                    freeze
                     and next_is_opp
                     and not pile_frozen_all
                     and opp_opened
