@@ -809,7 +809,7 @@ def test_r7_r14_the_guide_does_not_freeze_the_pile_while_three_play_alone() -> N
     seat = st.turn
     nxt = (seat + 1) % 3
     assert st.phase == "play" and not st.merged
-    _hold(st, seat, "2C 4D 4H 9S JC KD")  # one deuce, the rest no pair to keep
+    _hold(st, seat, "2C 4D 4H 9S JC KD")  # one deuce (the only wild), fours, singles
     _pile(st, "5C 6D 7H 8S TC QD")  # six cards, no wild: not frozen
     st.nmelds[st.side_of[nxt]] = 1  # the next player has opened
 
