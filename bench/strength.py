@@ -8,8 +8,8 @@
 Each cell is one ``canasta arena`` run (``run_arena``, seeded; ``--workers`` processes share
 its deals and matches, which changes nothing but the time: every deal and match is seeded by
 its own number): A's mean points per duplicate deal with its 95% interval, A's deal score,
-and the Elo difference implied by the deal score with a 95% interval (normal approximation of the score fraction, turned into
-Elo at both ends).  With ``--matches N`` (``--expert-matches N`` for the cells with Expert)
+and the Elo difference implied by the deal score with a 95% interval (normal approximation of
+the score fraction, turned into Elo at both ends).  With ``--matches N`` (``--expert-matches N`` for the cells with Expert)
 the cell also plays N full matches to the target in duplicate groups (the same shuffles with
 the seats swapped) and adds A's match score with its 95% interval and the Elo from the match
 score, both ends turned into Elo the same way; ``--deals 0`` plays matches only.  Expert runs
