@@ -312,16 +312,17 @@ class Policy:
         pile_frozen_all = st.settings.is_frozen(st.pile_wild, st.pile_red3, st.pile_black3, 1)
         opp_opened = any(st.nmelds[st.side_of[o]] for o in ev.opponents(st, seat))
         out: list[tuple[float, Action]] = []
+        freeze = style.freeze
         if n == 2:
             by_players = style.duel_danger
         elif n == 4:
             by_players = style.four_danger
         else:  # three players: 1 once a partnership has formed (R14)
             by_players = 1.0 if st.merged else style.alone_danger
+            # freezing the pile with a deuce guards against the same danger: not with it off
+            # (``alone_danger`` 0 while three play alone, Expert's guide)
+            freeze = freeze and by_players > 0
         danger_scale = style.danger_scale * by_players
-        # freezing the pile with a deuce guards against the same danger: not while three play
-        # alone with that danger off (``alone_danger`` 0, Expert's guide)
-        freeze = style.freeze and (n != 3 or st.merged or style.alone_danger > 0)
         nwild = fc[F_DEUCE] + fc[F_JOKER]
         for a in cands:
             assert isinstance(a, Discard)
