@@ -183,6 +183,33 @@ def test_strength_cell_is_the_same_with_several_workers() -> None:
     assert shared == alone
 
 
+def test_expert_breakdown_sorts_the_arena_hands() -> None:
+    """``bench/expert_breakdown.py``: every seating of every duplicate deal is one hand, sorted by
+    who first took the pile and who went out (R14); the rows add up to the arena's points a
+    deal on the same seed, and no level takes more piles than it could."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "expert_breakdown.py"
+    spec = importlib.util.spec_from_file_location("canasta_bench_expert_breakdown", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.breakdown("normal", "beginner", "three-player", 3, 5, {})
+    arena = run_arena(
+        "normal", "beginner", "three-player", 3, 1, seed=5, progress=False, quiet=True
+    )
+    assert out["hands"] == 9 == sum(r["hands"] for r in out["rows"])
+    # the arena's figure a deal is the mean of its seatings: with whole deals, the mean of hands
+    assert out["mean_diff"] == pytest.approx(arena["mean_diff"], abs=0.01)
+    assert sum(r["adds"] for r in out["rows"]) == pytest.approx(out["mean_diff"], abs=0.5)
+    for r in out["rows"]:
+        assert r["first_take"] in ("a", "b", "none")
+        assert r["went_out"] in ("a", "b", "b-partner", "none")
+    assert all(0 <= r["taken"] <= r["chances"] for r in out["takes"])
+    # a hand ends with at most one first take, so the takes counted are at most the hands
+    assert sum(r["taken"] for r in out["takes"]) == sum(
+        r["hands"] for r in out["rows"] if r["first_take"] != "none"
+    )
+
+
 def test_arena_cli_main(capsys: pytest.CaptureFixture[str]) -> None:
     from canasta.bots.arena import main
 
