@@ -32,8 +32,9 @@ from typing import Any
 # appended, not prepended: PYTHONPATH (say, a mypyc build from bench/mypyc_build.py) comes first
 sys.path.append(str(Path(__file__).resolve().parent.parent / "src"))
 
-from canasta import Game, Settings  # noqa: E402
+from canasta import PRESETS, Game, Settings  # noqa: E402
 from canasta.bots.arena import _a_minus_b, _players, deal_deck, seatings  # noqa: E402
+from canasta.bots.players import LEVELS  # noqa: E402
 
 #: pile sizes of the take counts: (label, smallest size)
 PILE_BUCKETS = (("0-3", 0), ("4-7", 4), ("8-11", 8), ("12+", 12))
@@ -151,6 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if args.preset not in PRESETS:
+        p.error(f"unknown preset {args.preset!r}; choose one of {', '.join(PRESETS)}")
+    for level in (args.a, args.b):
+        if level not in LEVELS:
+            p.error(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    if args.deals < 1 or args.iterations < 1 or args.workers < 1:
+        p.error("--deals, --iterations and --workers must be at least 1")
     options = {"iterations": args.iterations} if "expert" in (args.a, args.b) else {}
     out = breakdown(args.a, args.b, args.preset, args.deals, args.seed, options, args.workers)
     if args.json:

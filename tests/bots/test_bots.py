@@ -204,7 +204,7 @@ def test_expert_breakdown_sorts_the_arena_hands() -> None:
         assert r["first_take"] in ("a", "b", "none")
         assert r["went_out"] in ("a", "b", "b-partner", "none")
     assert all(0 <= r["taken"] <= r["chances"] for r in out["takes"])
-    # a hand ends with at most one first take, so the takes counted are at most the hands
+    # a hand has at most one first take, and that take is one of its counted chances
     assert sum(r["taken"] for r in out["takes"]) == sum(
         r["hands"] for r in out["rows"] if r["first_take"] != "none"
     )
