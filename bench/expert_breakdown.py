@@ -32,8 +32,8 @@ from typing import Any
 # appended, not prepended: PYTHONPATH (say, a mypyc build from bench/mypyc_build.py) comes first
 sys.path.append(str(Path(__file__).resolve().parent.parent / "src"))
 
-from canasta import PRESETS, Game, Settings  # noqa: E402
-from canasta.bots.arena import _a_minus_b, _players, deal_deck, seatings  # noqa: E402
+from canasta import PRESETS  # noqa: E402
+from canasta.bots.arena import _a_minus_b, deal_games  # noqa: E402
 from canasta.bots.players import LEVELS  # noqa: E402
 
 #: pile sizes of the take counts: (label, smallest size)
@@ -46,13 +46,8 @@ def bucket(size: int) -> str:
 
 def deal(job: tuple[str, str, str, int, int, dict[str, Any]]) -> list[dict[str, Any]]:
     """Every seating of one duplicate deal, as ``run_arena`` plays it, with what happened."""
-    a, b, preset, seed, index, options = job
-    settings = Settings.preset(preset)
-    deck = deal_deck(seed, index)
     hands = []
-    for k, seating in enumerate(seatings(settings.players)):
-        game = Game(settings, decks=[deck], first_dealer=index % settings.players)
-        bots = _players(seating, a, b, seed * 1_000_003 + index * 7 + k, options)
+    for seating, game, bots in deal_games(*job):
         st = game.state
         first: int | None = None
         chances: list[tuple[str, str, bool]] = []

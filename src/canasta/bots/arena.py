@@ -16,7 +16,7 @@ import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..cards import full_deck
@@ -68,14 +68,22 @@ def _a_minus_b(deltas: Iterable[int], seating: list[str], team_of: tuple[int, ..
     return sum(a_pts) / len(a_pts) - sum(b_pts) / len(b_pts)
 
 
-def _deal_task(job: tuple[str, str, str, int, int, dict[str, Any]]) -> tuple[int, float]:
-    a, b, preset, seed, index, options = job
+def deal_games(
+    a: str, b: str, preset: str, seed: int, index: int, options: dict[str, Any]
+) -> Iterator[tuple[list[str], Game, list[Player]]]:
+    """Every seating of duplicate deal ``index``, as the arena plays it: who sits where, the
+    hand dealt from the deal's deck, and the seats' players (seeded per deal and seating)."""
     settings = Settings.preset(preset)
     deck = deal_deck(seed, index)
-    diffs = []
     for k, seating in enumerate(seatings(settings.players)):
         game = Game(settings, decks=[deck], first_dealer=index % settings.players)
-        bots = _players(seating, a, b, seed * 1_000_003 + index * 7 + k, options)
+        yield seating, game, _players(seating, a, b, seed * 1_000_003 + index * 7 + k, options)
+
+
+def _deal_task(job: tuple[str, str, str, int, int, dict[str, Any]]) -> tuple[int, float]:
+    index = job[4]
+    diffs = []
+    for seating, game, bots in deal_games(*job):
         play_hand(game, bots)
         assert game.state.result is not None
         diffs.append(_a_minus_b(game.state.result.team_deltas, seating, game.state.team_of))
