@@ -44,7 +44,8 @@ class HeuristicPlayer:
     def choose(self, view: SeatView) -> Action:
         if len(view.legal) == 1:
             return view.legal[0]
-        rng = decision_rng(self.seed, view)
+        # the generator only draws the discard noise: a level without noise (Normal) needs none
+        rng = decision_rng(self.seed, view) if self.policy.style.noise else None
         state = own_state(view)
         memory = self._remember(view) if self.memory else None
         return safe(view, state, self.policy.choose(state, rng, memory))
