@@ -7,8 +7,9 @@ discard was seen, so the pile's cards and the cards a player took with it are pu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Final
 
 from .actions import Action, action_to_json
@@ -89,59 +90,103 @@ class SeatView(TurnFacts):
     def to_json(self, history: bool = True) -> dict[str, Any]:
         """The view as JSON (``history=False``: an empty history, for a caller that places
         events it has encoded already)."""
-        sides = len(self.melds)
-        top = self.pile_top
-        settings = self.settings
-        causes = [self.frozen_causes(s) for s in range(sides)]
-        blocked = settings.pile_blocked(top)
-        hand = self.hand
-        return {
-            "format": "canasta-view",
-            "version": VIEW_VERSION,
-            "seat": self.seat,
-            "settings": settings.to_json(),
-            "hand_number": self.hand_number,
-            "dealer": self.dealer,
-            "turn": self.turn,
-            "phase": self.phase,
-            "teams": list(self.team_of),
-            "sides": list(self.side_of),
-            "scores": list(self.scores),
-            "opening_minimums": [opening_minimum(s) for s in self.scores],
-            "opened": [self.opened(s) for s in range(sides)],
-            "hand": None if hand is None else [card_str(c) for c in hand],
-            # R5.1: the ranks each hand card may be staged on, and the meld ranks in table order
-            "hand_targets": None if hand is None else [list(stage_targets(c)) for c in hand],
-            "meld_ranks": list(MELD_TOKENS),
-            "hand_counts": list(self.hand_counts),
-            "melds": [[meld_json(m, settings) for m in ms] for ms in self.melds],
-            "canastas": list(self.canastas),
-            "red_threes": [[card_str(c) for c in r] for r in self.red_threes],
-            "pile": {
-                "top": None if top is None else card_str(top),
-                "size": len(self.pile),
-                "cards": [card_str(c) for c in self.pile],
-                "frozen": [bool(c) for c in causes],
-                "causes": causes,
-                "blocked": blocked is not None,
-                "blocked_reason": blocked,  # R8.1: a code, or None
-            },
-            "stock_size": self.stock_size,
-            "known": [[card_str(c) for c in k] for k in self.known],
-            "melded": list(self.melded),
-            "turn_state": {
-                "drew": self.turn_state.drew,
-                "melded": self.turn_state.melded,
-                "ask": self.turn_state.ask,
-                "asker": self.turn_state.asker,
-            },
-            "legal": [action_to_json(a) for a in self.legal],
-            "history": [event_json(e) for e in self.history] if history else [],
-            "result": None if self.result is None else self.result.to_json(),
-            "hands_left": None
-            if self.hands_left is None
-            else [[card_str(c) for c in h] for h in self.hands_left],
+        out: dict[str, Any] = {"format": "canasta-view", "version": VIEW_VERSION}
+        for name, _, build in _ENTRIES:
+            out[name] = build(self) if history or name != "history" else []
+        return out
+
+    def json_changes(self, old: SeatView) -> dict[str, Any]:
+        """The entries of :meth:`to_json`, the history aside, built from fields that differ
+        in ``old``: put over ``old``'s JSON they give this view's (a client that keeps the
+        last state is sent only these). Only the entries that can have changed are built."""
+        changed = {
+            f
+            for f, a, b in zip(_COMPARED, _compared(self), _compared(old), strict=True)
+            if a is not b and a != b
         }
+        if not changed:
+            return {}
+        return {name: build(self) for name, sources, build in _ENTRIES if not changed.isdisjoint(sources)}
+
+
+def _pile_json(v: SeatView) -> dict[str, Any]:
+    top = v.pile_top
+    causes = [v.frozen_causes(s) for s in range(len(v.melds))]
+    blocked = v.settings.pile_blocked(top)
+    return {
+        "top": None if top is None else card_str(top),
+        "size": len(v.pile),
+        "cards": [card_str(c) for c in v.pile],
+        "frozen": [bool(c) for c in causes],
+        "causes": causes,
+        "blocked": blocked is not None,
+        "blocked_reason": blocked,  # R8.1: a code, or None
+    }
+
+
+#: every entry of :meth:`SeatView.to_json` after its format and version, in order: its name,
+#: the view's fields it is built from (:meth:`SeatView.json_changes` builds it again only when
+#: one of them changed) and how it is built
+_ENTRIES: Final[tuple[tuple[str, frozenset[str], Callable[[SeatView], Any]], ...]] = tuple(
+    (name, frozenset(sources), build)
+    for name, sources, build in (
+        ("seat", ("seat",), lambda v: v.seat),
+        ("settings", ("settings",), lambda v: v.settings.to_json()),
+        ("hand_number", ("hand_number",), lambda v: v.hand_number),
+        ("dealer", ("dealer",), lambda v: v.dealer),
+        ("turn", ("turn",), lambda v: v.turn),
+        ("phase", ("phase",), lambda v: v.phase),
+        ("teams", ("team_of",), lambda v: list(v.team_of)),
+        ("sides", ("side_of",), lambda v: list(v.side_of)),
+        ("scores", ("scores",), lambda v: list(v.scores)),
+        ("opening_minimums", ("scores",), lambda v: [opening_minimum(s) for s in v.scores]),
+        ("opened", ("melds",), lambda v: [bool(ms) for ms in v.melds]),
+        ("hand", ("hand",), lambda v: None if v.hand is None else [card_str(c) for c in v.hand]),
+        # R5.1: the ranks each hand card may be staged on, and the meld ranks in table order
+        (
+            "hand_targets",
+            ("hand",),
+            lambda v: None if v.hand is None else [list(stage_targets(c)) for c in v.hand],
+        ),
+        ("meld_ranks", (), lambda v: list(MELD_TOKENS)),
+        ("hand_counts", ("hand_counts",), lambda v: list(v.hand_counts)),
+        (
+            "melds",
+            ("melds", "settings"),
+            lambda v: [[meld_json(m, v.settings) for m in ms] for ms in v.melds],
+        ),
+        ("canastas", ("canastas",), lambda v: list(v.canastas)),
+        ("red_threes", ("red_threes",), lambda v: [[card_str(c) for c in r] for r in v.red_threes]),
+        ("pile", ("pile", "melds", "settings"), _pile_json),
+        ("stock_size", ("stock_size",), lambda v: v.stock_size),
+        ("known", ("known",), lambda v: [[card_str(c) for c in k] for k in v.known]),
+        ("melded", ("melded",), lambda v: list(v.melded)),
+        (
+            "turn_state",
+            ("turn_state",),
+            lambda v: {
+                "drew": v.turn_state.drew,
+                "melded": v.turn_state.melded,
+                "ask": v.turn_state.ask,
+                "asker": v.turn_state.asker,
+            },
+        ),
+        ("legal", ("legal",), lambda v: [action_to_json(a) for a in v.legal]),
+        ("history", ("history",), lambda v: [event_json(e) for e in v.history]),
+        ("result", ("result",), lambda v: None if v.result is None else v.result.to_json()),
+        (
+            "hands_left",
+            ("hands_left",),
+            lambda v: None if v.hands_left is None else [[card_str(c) for c in h] for h in v.hands_left],
+        ),
+    )
+)
+#: the fields :meth:`SeatView.json_changes` compares: the history is not among them (a client
+#: that keeps the last state is sent the new events apart)
+_COMPARED: Final[tuple[str, ...]] = tuple(
+    sorted(frozenset().union(*(s for n, s, _ in _ENTRIES if n != "history")))
+)
+_compared: Final = attrgetter(*_COMPARED)
 
 
 def meld_json(m: TableMeld, settings: Settings) -> dict[str, Any]:

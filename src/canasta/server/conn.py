@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+from ..view import SeatView
 from .config import ServerConfig
 from .limits import TokenBucket
 
@@ -56,9 +57,10 @@ class Conn:
         self.history_mark: tuple[int, int] | None = None
         #: the client keeps the last state and is sent only the parts of the next one that
         #: differ (``?state=patch``); ``state_held`` is what it holds: (that message's number,
-        #: its view and its table), or None before its first state and after a ``sync``
+        #: the view it was built from and its table), or None before its first state and
+        #: after a ``sync``
         self.state_patch = False
-        self.state_held: tuple[int, dict[str, Any], dict[str, Any]] | None = None
+        self.state_held: tuple[int, SeatView, dict[str, Any]] | None = None
 
     @staticmethod
     def limits(config: ServerConfig) -> dict[str, Any]:

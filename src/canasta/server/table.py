@@ -60,23 +60,30 @@ _STATE_FIELDS = ("paused", "handoff", "viewer", "hands_counted", "match_counted"
 #: who is sent one state: the seat it sees, whether it may undo, the history it holds
 _Audience = tuple[int | None, bool, tuple[int, int] | None]
 
-#: the view's entries a patch always carries: the history is sent as new events already
-_PATCH_ALWAYS = frozenset({"history", "history_from"})
-
 
 def state_patch(
-    held: tuple[int, dict[str, Any], dict[str, Any]], view: dict[str, Any], table: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """The entries of ``view`` and ``table`` that differ from the ``held`` state's (the
-    history always), or None when their keys differ (then the whole state is sent). A
-    client rebuilds the state by putting these entries over the ones it holds."""
+    held: tuple[int, SeatView, dict[str, Any]], view: SeatView, table: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The view's and the table's entries that differ from the ``held`` state's (the view's
+    built from the fields that changed only: :meth:`SeatView.json_changes`). A client
+    rebuilds the state by putting these entries over the ones it holds."""
     _, old_view, old_table = held
-    if old_view.keys() != view.keys() or old_table.keys() != table.keys():
-        return None
-    return (
-        {k: v for k, v in view.items() if k in _PATCH_ALWAYS or old_view[k] != v},
-        {k: v for k, v in table.items() if old_table[k] != v},
-    )
+    return view.json_changes(old_view), {k: v for k, v in table.items() if old_table[k] != v}
+
+
+@dataclass
+class _State:
+    """One state of one audience: its message without the view's entries, the view, and the
+    view's history entries (the new events, and where they start)."""
+
+    head: dict[str, Any]
+    view: SeatView
+    history: dict[str, Any]
+
+    def whole(self) -> dict[str, Any]:
+        body = self.view.to_json(history=False)
+        body.update(self.history)
+        return {**self.head, "view": body}
 
 
 @dataclass
@@ -419,7 +426,7 @@ class Table(Seating, Handlers, Online):
         """The state message of one recipient (see :meth:`_whole_state` and :meth:`_as_held`)."""
         return self._as_held(conn, self._whole_state(conn, change))
 
-    def _whole_state(self, conn: Conn | None, change: str) -> dict[str, Any]:
+    def _whole_state(self, conn: Conn | None, change: str) -> _State:
         """A full redraw for one recipient, built from that recipient's view only (its
         history's events encoded once each: see :meth:`_history_json`), numbered ``sid``.
 
@@ -430,35 +437,36 @@ class Table(Seating, Handlers, Online):
         view = self.game.state.view(seat)
         history, epoch = self._history_json(seat, view.history)
         start = self._history_start(conn, epoch, len(history))
-        body = view.to_json(history=False)
-        body["history"] = Raw(b"[" + b",".join(history[start:]) + b"]")
+        entries: dict[str, Any] = {"history": Raw(b"[" + b",".join(history[start:]) + b"]")}
         if conn is not None and conn.history_delta:
-            body["history_from"] = start
+            entries["history_from"] = start
             conn.history_mark = (epoch, len(history))
         self._sids += 1
-        return {
+        head = {
             "type": "state",
             "version": self.version,
             "change": change,
             "sid": self._sids,
-            "view": body,
             "table": self._info(seat, self._can_undo(conn)),
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
+        return _State(head, view, entries)
 
     @staticmethod
-    def _as_held(conn: Conn | None, message: dict[str, Any]) -> dict[str, Any]:
-        """``message`` as ``conn`` is sent it: a socket that keeps the state
+    def _as_held(conn: Conn | None, state: _State) -> dict[str, Any]:
+        """``state``'s message as ``conn`` is sent it: a socket that keeps the state
         (``conn.state_patch``) and holds one is sent only the view's and the table's entries
-        that differ from it, with ``base`` naming it (see :func:`state_patch`); it then holds
-        ``message``."""
+        that differ from it (the history's always), with ``base`` naming it (see
+        :func:`state_patch`); it then holds ``state``."""
+        head = state.head
         if conn is None or not conn.state_patch:
-            return message
-        held, conn.state_held = conn.state_held, (message["sid"], message["view"], message["table"])
-        patch = None if held is None else state_patch(held, message["view"], message["table"])
-        if held is None or patch is None:
-            return message
-        return {**message, "base": held[0], "view": patch[0], "table": patch[1]}
+            return state.whole()
+        held, conn.state_held = conn.state_held, (head["sid"], state.view, head["table"])
+        if held is None:
+            return state.whole()
+        view, table = state_patch(held, state.view, head["table"])
+        view.update(state.history)
+        return {**head, "base": held[0], "view": view, "table": table}
 
     @staticmethod
     def _history_start(conn: Conn | None, epoch: int, length: int) -> int:
@@ -494,7 +502,7 @@ class Table(Seating, Handlers, Online):
         one state; encoded once per audience and state held (a patch is made once per base,
         and after it every socket of the audience holds the same state again). The socket
         whose message is being handled gets its request id on its own copy."""
-        wholes: dict[_Audience, tuple[dict[str, Any], tuple[int, int] | None]] = {}
+        wholes: dict[_Audience, tuple[_State, tuple[int, int] | None]] = {}
         texts: dict[tuple[_Audience, bool, int | None], tuple[dict[str, Any], str]] = {}
         for conn in self.conns:
             audience = (
@@ -507,15 +515,15 @@ class Table(Seating, Handlers, Online):
                 whole = wholes[audience] = (self._whole_state(conn, change), conn.history_mark)
             else:  # the same state: the socket now holds the history the first one holds
                 conn.history_mark = whole[1]
-            message = whole[0]
+            state = whole[0]
             held = conn.state_held if conn.state_patch else None
             key = (audience, conn.state_patch, None if held is None else held[0])
             built = texts.get(key)
             if built is None:
-                out = self._as_held(conn, message)
+                out = self._as_held(conn, state)
                 built = texts[key] = (out, dumps(out))
             elif conn.state_patch:  # the same patch: the socket now holds the same state
-                conn.state_held = (message["sid"], message["view"], message["table"])
+                conn.state_held = (state.head["sid"], state.view, state.head["table"])
             if self._request is not None and self._request[0] is conn and self._request[1] is not None:
                 conn.send(self._replying(conn, dict(built[0])))
             else:
@@ -597,8 +605,10 @@ class Table(Seating, Handlers, Online):
             finally:
                 if isinstance(item, _Incoming):
                     item.conn.inflight.release()
-            # let every other table, socket and request run between two messages
-            await asyncio.sleep(0)
+            # let every other table, socket and request run between two messages (with none
+            # queued, waiting for the next one lets them run)
+            if not self.queue.empty():
+                await asyncio.sleep(0)
 
     async def _process(self, item: _Item) -> None:
         if isinstance(item, _Joined):
