@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -58,6 +59,17 @@ class Metrics:
             buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
             registry=self.registry,
         )
+
+        #: the counters' labelled children, looked up once per label (every change counts one)
+        self._children: dict[tuple[str, str], Any] = {}
+
+    def count(self, counter: str, label: str) -> None:
+        """Add one to ``counter`` (``messages`` or ``changes``) for ``label``."""
+        child = self._children.get((counter, label))
+        if child is None:
+            parent = self.messages if counter == "messages" else self.changes
+            child = self._children[(counter, label)] = parent.labels(label)
+        child.inc()
 
     async def probe_loop_lag(self) -> None:
         """Sleep a quarter second at a time, forever, and record how late each wake-up is:

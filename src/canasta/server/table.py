@@ -68,7 +68,9 @@ def state_patch(
     built from the fields that changed only: :meth:`SeatView.json_changes`). A client
     rebuilds the state by putting these entries over the ones it holds."""
     _, old_view, old_table = held
-    return view.json_changes(old_view), {k: v for k, v in table.items() if old_table[k] != v}
+    return view.json_changes(old_view), {
+        k: v for k, v in table.items() if (old := old_table[k]) is not v and old != v
+    }
 
 
 @dataclass
@@ -185,8 +187,10 @@ class Table(Seating, Handlers, Online):
         self._history_epochs = 0
         #: the number of the last state message built (``sid``: what a patch names as its base)
         self._sids = 0
-        #: (game, what fairness_info depends on, its value): see ``_fairness``
-        self._fairness_cache: tuple[Game, tuple[int, bool, bool], dict[str, Any] | None] | None = None
+        #: (game, what the two depend on, fairness_info, the match info): see ``_per_hand``
+        self._per_hand_cache: (
+            tuple[Game, tuple[int, bool, bool], dict[str, Any] | None, dict[str, Any]] | None
+        ) = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -382,7 +386,7 @@ class Table(Seating, Handlers, Online):
         return self._info(self.view_seat(conn), self._can_undo(conn))
 
     def _info(self, seat: int | None, can_undo: bool) -> dict[str, Any]:
-        g = self.game
+        fairness, match = self._per_hand()
         return {
             "id": self.id,
             "mode": self.mode,
@@ -397,8 +401,19 @@ class Table(Seating, Handlers, Online):
             "handoff": self.handoff,
             "can_undo": can_undo,
             "online": self.online_info(None) if self.mode == "online" else None,
-            "fairness": self._fairness(),
-            "match": {
+            "fairness": fairness,
+            "match": match,
+        }
+
+    def _per_hand(self) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """``fairness_info`` of the game (it hashes) and the match's part of the table info,
+        built again only when what they show can change (a hand dealt or finished, the match
+        over, another game object); between two such changes every state shares them."""
+        g = self.game
+        key = (len(g.hands), g.hands[-1].result is not None if g.hands else False, g.is_over)
+        cached = self._per_hand_cache
+        if cached is None or cached[0] is not g or cached[1] != key:
+            match = {
                 "scores": list(g.scores),
                 "target": g.settings.target,
                 "hand_number": g.hand_number,
@@ -409,18 +424,9 @@ class Table(Seating, Handlers, Online):
                     for h in g.hands
                     if h.result is not None
                 ],
-            },
-        }
-
-    def _fairness(self) -> dict[str, Any] | None:
-        """``fairness_info`` of the game, computed again only when what it shows can change
-        (a hand dealt or finished, the match over, another game object): it hashes."""
-        g = self.game
-        key = (len(g.hands), g.hands[-1].result is not None if g.hands else False, g.is_over)
-        cached = self._fairness_cache
-        if cached is None or cached[0] is not g or cached[1] != key:
-            cached = self._fairness_cache = (g, key, fairness_info(g))
-        return cached[2]
+            }
+            cached = self._per_hand_cache = (g, key, fairness_info(g), match)
+        return cached[2], cached[3]
 
     def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]:
         """The state message of one recipient (see :meth:`_whole_state` and :meth:`_as_held`)."""
@@ -667,7 +673,7 @@ class Table(Seating, Handlers, Online):
             finally:
                 self._request = None
             if self.metrics is not None:
-                self.metrics.messages.labels(kind).inc()
+                self.metrics.count("messages", kind)
                 if kind == "action":
                     self.metrics.action_seconds.observe(time.perf_counter() - started)
 
@@ -739,7 +745,7 @@ class Table(Seating, Handlers, Online):
             raise TableError(*_STORAGE_DOWN) from None
         self._saved = values
         if self.metrics is not None:
-            self.metrics.changes.labels(change).inc()
+            self.metrics.count("changes", change)
         if snapshot is not None:
             self._snapshot = snapshot
         self._tail = tail
