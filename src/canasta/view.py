@@ -140,7 +140,7 @@ _ENTRIES: Final[tuple[tuple[str, frozenset[str], Callable[[SeatView], Any]], ...
         ("sides", ("side_of",), lambda v: list(v.side_of)),
         ("scores", ("scores",), lambda v: list(v.scores)),
         ("opening_minimums", ("scores",), lambda v: [opening_minimum(s) for s in v.scores]),
-        ("opened", ("melds",), lambda v: [bool(ms) for ms in v.melds]),
+        ("opened", ("melds",), lambda v: [v.opened(s) for s in range(len(v.melds))]),
         ("hand", ("hand",), lambda v: None if v.hand is None else [card_str(c) for c in v.hand]),
         # R5.1: the ranks each hand card may be staged on, and the meld ranks in table order
         (
