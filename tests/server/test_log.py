@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 
@@ -65,6 +66,56 @@ async def test_a_change_number_can_be_written_once(sqlite_url: str) -> None:
             await store.append_change("once", seq=1, entry={"kind": "pause"}, values={"paused": True})
         row = await store.load_table("once")
         assert row is not None and row.version == 0 and row.paused is False
+    finally:
+        await store.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_batch_saves_what_one_change_at_a_time_saves(db_url: str) -> None:
+    """The group commit writes many tables' changes together (on SQLite through the driver,
+    with statements of its own): each row reads back as a change committed alone does, the
+    JSON columns and the time included; a stale change in a batch alone is refused."""
+    store = Store(db_url)
+    await store.migrate()
+    tag = random.randrange(10**9)
+    try:
+        tables = [new_table(store, f"batch-{tag}-{i}", mode="computer", seed=i) for i in range(6)]
+        for t in tables:
+            await store.save_table(t.row_values())
+
+        def values(i: int, seq: int) -> dict[str, object]:
+            v = {**tables[i].row_values(), "paused": (i + seq) % 2 == 1, "options": {"delay_ms": i * seq}}
+            for k in ("id", "profile", "mode", "record", "version", "created_at", "updated_at"):
+                v.pop(k, None)
+            return v
+
+        async def batch(seqs: list[int]) -> list[object]:
+            return await asyncio.gather(
+                *(
+                    store.append_change(
+                        t.id, seq=seqs[i], entry={"kind": "action", "n": i, "seq": seqs[i]}, values=values(i, seqs[i])
+                    )
+                    for i, t in enumerate(tables)
+                ),
+                return_exceptions=True,
+            )
+
+        async def check(i: int, seq: int) -> None:
+            row = await store.load_table(tables[i].id)
+            assert row is not None and row.version == seq
+            assert row.paused is ((i + seq) % 2 == 1) and row.options == {"delay_ms": i * seq}
+            assert row.updated_at.year >= 2026
+            log = await store.load_log(tables[i].id, 0)
+            assert log == [{"kind": "action", "n": i, "seq": s} for s in range(1, seq + 1)]
+
+        assert await batch([1] * 6) == [None] * 6  # one batch, every change current
+        for i in range(6):
+            await check(i, 1)
+        stale = 4  # claims version 3 of a table at version 1
+        results = await batch([3 if i == stale else 2 for i in range(6)])
+        assert [isinstance(r, VersionConflict) for r in results] == [i == stale for i in range(6)]
+        for i in range(6):
+            await check(i, 1 if i == stale else 2)
     finally:
         await store.dispose()
 
