@@ -817,13 +817,14 @@ class Store:
                 ]
                 row += (c.seq, stamp, c.table_id, c.seq - 1)
                 rows.append(row)
-            cursor = await driver.executemany(sql, rows)
-            if cursor.rowcount != len(rows):
-                raise _Separately
-        await driver.executemany(
+            async with driver.executemany(sql, rows) as cursor:
+                if cursor.rowcount != len(rows):
+                    raise _Separately
+        async with driver.executemany(
             "INSERT INTO table_log (table_id, seq, entry, created_at) VALUES (?, ?, ?, ?)",
             [(c.table_id, c.seq, dumps(c.entry), stamp) for c in batch],
-        )
+        ):
+            pass
 
     def _sqlite_update(self, keys: tuple[str, ...]) -> tuple[str, tuple[bool, ...]]:
         """SQLite: ``_update_statement`` as SQL text with positional parameters (the columns,
