@@ -16,6 +16,7 @@ import os
 import secrets
 import sqlite3
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -343,6 +344,14 @@ def _sqlite_time(dialect: Any, moment: dt.datetime) -> Any:
     return moment if process is None else process(moment)
 
 
+def _positions(given: list[str], wanted: Any) -> Any:
+    """A getter that takes a row of the ``given`` parameters and returns them in the
+    ``wanted`` order (a compiled statement's positional parameters)."""
+    if wanted is None or sorted(wanted) != sorted(given):  # pragma: no cover - a new column
+        raise ValueError(f"the statement's parameters {wanted} are not {given}")
+    return itemgetter(*(given.index(name) for name in wanted))
+
+
 def _sqlite_wal(dbapi_connection: Any, record: Any) -> None:
     """SQLite in write-ahead-log mode: a commit is one append and one fsync of the log (not
     three fsyncs of a rollback journal), still durable (``synchronous=FULL``), and readers
@@ -394,7 +403,8 @@ class Store:
         #: (``_sqlite_batch``): the ORM's work per row was about a third of the CPU that
         #: saving a change costs
         self._sqlite = url.startswith("sqlite")
-        self._sqlite_updates: dict[tuple[str, ...], tuple[str, tuple[bool, ...]]] = {}
+        self._sqlite_updates: dict[tuple[str, ...], tuple[str, Any, tuple[bool, ...]]] = {}
+        self._sqlite_insert: tuple[str, Any] | None = None
         #: the insert of an empty statistics row (:meth:`ensure_stats`), built at first use
         self._insert_stats: Any = None
         #: False once another process holds this database: then nothing may be written
@@ -795,7 +805,8 @@ class Store:
     async def _sqlite_batch(self, conn: AsyncConnection, batch: list[_Change], moment: dt.datetime) -> None:
         """SQLite: the batch's table rows updated and its log rows inserted by one executemany
         each (per set of columns), through the driver connection of ``conn``'s transaction:
-        the parameters are plain rows, the JSON columns encoded as the ORM encodes them, the
+        the statements are the ORM's own (``_update_statement``, the log insert) compiled
+        once, the parameters plain rows, the JSON columns encoded as the ORM encodes them, the
         time as its SQLite type stores it. Any row short of its update (a stale version)
         raises :class:`_Separately`."""
         driver = (await conn.get_raw_connection()).driver_connection
@@ -807,7 +818,7 @@ class Store:
             change.conflict = False
             by_keys.setdefault(tuple(change.values), []).append(change)
         for keys, changes in by_keys.items():
-            sql, json_columns = self._sqlite_update(keys)
+            sql, order, json_columns = self._sqlite_update(keys)
             rows = []
             for c in changes:
                 values = c.values
@@ -816,32 +827,39 @@ class Store:
                     for k, j in zip(keys, json_columns, strict=True)
                 ]
                 row += (c.seq, stamp, c.table_id, c.seq - 1)
-                rows.append(row)
+                rows.append(order(row))
             async with driver.executemany(sql, rows) as cursor:
                 if cursor.rowcount != len(rows):
                     raise _Separately
-        async with driver.executemany(
-            "INSERT INTO table_log (table_id, seq, entry, created_at) VALUES (?, ?, ?, ?)",
-            [(c.table_id, c.seq, dumps(c.entry), stamp) for c in batch],
-        ):
+        sql, order = self._sqlite_log_insert()
+        rows = [order((c.table_id, c.seq, dumps(c.entry), stamp)) for c in batch]
+        async with driver.executemany(sql, rows):
             pass
 
-    def _sqlite_update(self, keys: tuple[str, ...]) -> tuple[str, tuple[bool, ...]]:
-        """SQLite: ``_update_statement`` as SQL text with positional parameters (the columns,
-        version, updated_at, then id and the previous version), and which columns are JSON."""
+    def _sqlite_update(self, keys: tuple[str, ...]) -> tuple[str, Any, tuple[bool, ...]]:
+        """SQLite: ``_update_statement`` compiled to SQL with positional parameters; a getter
+        that puts a row given as (the columns, version, updated_at, id, previous version) in
+        the statement's order; and which columns are JSON."""
         built = self._sqlite_updates.get(keys)
         if built is None:
+            compiled = self._update_statement(keys).compile(dialect=self.engine.dialect)
+            given = [f"v_{k}" for k in keys] + ["v_version", "v_updated_at", "w_id", "w_prev"]
             t = TableRow.__table__
-            for k in keys:  # column names from the code, never from outside: still checked
-                if k not in t.c:
-                    raise ValueError(f"no column {k!r}")
-            sets = ", ".join(f"{k} = ?" for k in (*keys, "version", "updated_at"))
-            sql = f"UPDATE tables SET {sets} WHERE id = ? AND version = ?"
             built = self._sqlite_updates[keys] = (
-                sql,
+                str(compiled),
+                _positions(given, compiled.positiontup),
                 tuple(isinstance(t.c[k].type, JSON) for k in keys),
             )
         return built
+
+    def _sqlite_log_insert(self) -> tuple[str, Any]:
+        """SQLite: the log insert (``_LOG_INSERT``) compiled to SQL with positional parameters,
+        and a getter that puts a row given as (table, seq, entry, time) in its order."""
+        if self._sqlite_insert is None:
+            given = ["table_id", "seq", "entry", "created_at"]
+            compiled = _LOG_INSERT.compile(dialect=self.engine.dialect, column_keys=given)
+            self._sqlite_insert = (str(compiled), _positions(given, compiled.positiontup))
+        return self._sqlite_insert
 
     def _update_statement(self, keys: tuple[str, ...]) -> Any:
         """``UPDATE tables SET <keys>, version, updated_at WHERE id AND version = previous``,

@@ -61,14 +61,13 @@ class Metrics:
         )
 
         #: the counters' labelled children, looked up once per label (every change counts one)
-        self._children: dict[tuple[str, str], Any] = {}
+        self._children: dict[tuple[Counter, str], Any] = {}
 
-    def count(self, counter: str, label: str) -> None:
-        """Add one to ``counter`` (``messages`` or ``changes``) for ``label``."""
+    def count(self, counter: Counter, label: str) -> None:
+        """Add one to ``counter`` (one of this registry's labelled counters) for ``label``."""
         child = self._children.get((counter, label))
         if child is None:
-            parent = self.messages if counter == "messages" else self.changes
-            child = self._children[(counter, label)] = parent.labels(label)
+            child = self._children[(counter, label)] = counter.labels(label)
         child.inc()
 
     async def probe_loop_lag(self) -> None:

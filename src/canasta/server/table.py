@@ -673,7 +673,7 @@ class Table(Seating, Handlers, Online):
             finally:
                 self._request = None
             if self.metrics is not None:
-                self.metrics.count("messages", kind)
+                self.metrics.count(self.metrics.messages, kind)
                 if kind == "action":
                     self.metrics.action_seconds.observe(time.perf_counter() - started)
 
@@ -745,7 +745,7 @@ class Table(Seating, Handlers, Online):
             raise TableError(*_STORAGE_DOWN) from None
         self._saved = values
         if self.metrics is not None:
-            self.metrics.count("changes", change)
+            self.metrics.count(self.metrics.changes, change)
         if snapshot is not None:
             self._snapshot = snapshot
         self._tail = tail
