@@ -1,0 +1,143 @@
+"""A process that chooses computer seats' moves for a server, beside its event loop.
+
+Run as ``python -c "from canasta.bots.worker import main; main()"``. It reads one JSON request
+a line on standard input and writes one JSON answer a line on standard output, in order.
+
+It keeps a copy of every match it is asked about, so a request carries only what changed since
+the last one for that table:
+
+``{"id": 7, "table": "t1", "record": {...}, "actions": ["draw stock", ...], "at": [1, 12],
+"seat": 1, "level": "normal", "seed": 42}``
+
+- ``record`` (optional): the match's record (:meth:`canasta.Game.to_record`); the copy starts
+  again from it (and the table's players with it).
+- ``actions``: the actions (:func:`canasta.actions.action_to_text`) played since what the copy
+  holds, applied in order.
+- ``at``: the number of hands dealt and of actions in the last one that the copy must then
+  hold: a copy that does not is dropped and the answer says so.
+- ``seat``, ``level``, ``seed``: the seat to move and the computer player that plays it
+  (:func:`canasta.bots.make_player`); a table's player is made once and kept, as a server
+  keeps it, so it remembers the hand as it would there.
+- ``sent`` and ``within`` (optional): when the request was sent (``time.time()``) and the
+  seconds the server will wait for its move. Expert then searches for what is left of it
+  (never under :data:`LEAST_SEARCH` seconds, never over its own budget), so a worker with a
+  queue of searches answers later only by a little and plays more on its guide.
+
+The answer is ``{"id": 7, "action": "discard 7H"}``, or ``{"id": 7, "error": "resync"}`` when
+the copy is missing or differs from ``at`` (send the record), or ``{"id": 7, "error":
+"failed", "message": ...}``. ``{"forget": "t1"}`` drops a table's copy and has no answer.
+At most :data:`MAX_TABLES` copies are kept (the least recently used go first). The process
+ends when its input does.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ..actions import action_from_text, action_to_text
+from ..fairness import game_from_record
+from ..game import Game
+from .common import Player
+from .players import make_player
+from .search import DEFAULT_TIME, ExpertPlayer
+
+__all__ = ["LEAST_SEARCH", "MAX_TABLES", "Worker", "main"]
+
+#: the shortest search an Expert request gets, however long it waited (seconds)
+LEAST_SEARCH = 0.05
+
+#: match copies kept; a server sends the record again for a table whose copy was dropped
+MAX_TABLES = 20_000
+
+
+@dataclass
+class _Copy:
+    game: Game
+    players: dict[tuple[int, str, int], Player] = field(default_factory=dict)
+
+
+class Worker:
+    """The requests' handler (the process's loop is :func:`main`)."""
+
+    def __init__(self, max_tables: int = MAX_TABLES) -> None:
+        self.max_tables = max_tables
+        self._copies: OrderedDict[str, _Copy] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._copies)
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The answer to one request (None for ``forget``)."""
+        if "forget" in request:
+            self._copies.pop(str(request["forget"]), None)
+            return None
+        rid = request.get("id")
+        try:
+            return {"id": rid, **self._choose(request)}
+        except Exception as e:  # a bad request or a player's failure: the server plays on
+            return {"id": rid, "error": "failed", "message": f"{type(e).__name__}: {e}"[:300]}
+
+    def _choose(self, request: dict[str, Any]) -> dict[str, Any]:
+        table = str(request["table"])
+        copy = self._copies.get(table)
+        if "record" in request:
+            copy = _Copy(game_from_record(request["record"]))
+            self._copies[table] = copy
+            while len(self._copies) > self.max_tables:
+                self._copies.popitem(last=False)
+        if copy is None:
+            return {"error": "resync"}
+        self._copies.move_to_end(table)
+        game = copy.game
+        try:
+            for text in request["actions"]:
+                game.apply(action_from_text(text))
+        except Exception:
+            del self._copies[table]
+            return {"error": "resync"}
+        hands, actions = request["at"]
+        if len(game.hands) != hands or len(game.hands[-1].actions) != actions:
+            del self._copies[table]
+            return {"error": "resync"}
+        seat = int(request["seat"])
+        state = game.state
+        if state.is_over or state.turn != seat:
+            raise ValueError(f"seat {seat} is not to move")
+        key = (seat, str(request["level"]), int(request["seed"]))
+        player = copy.players.get(key)
+        if player is None:
+            player = copy.players[key] = make_player(key[1], seed=key[2])
+        if isinstance(player, ExpertPlayer) and "within" in request:
+            left = float(request["within"]) - (time.time() - float(request["sent"]))
+            player.time_budget = max(LEAST_SEARCH, min(DEFAULT_TIME, left))
+        legal = state.legal_actions()
+        action = player.choose(state.view(seat, legal))
+        return {"action": action_to_text(action)}
+
+
+def serve(source: IO[bytes], sink: IO[bytes], worker: Worker | None = None) -> None:
+    """Answer every request line of ``source`` on ``sink`` until ``source`` ends."""
+    worker = worker or Worker()
+    for line in source:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError("a request is a JSON object")
+        except ValueError as e:
+            answer: dict[str, Any] | None = {"id": None, "error": "failed", "message": str(e)[:300]}
+        else:
+            answer = worker.handle(request)
+        if answer is not None:
+            sink.write(json.dumps(answer, separators=(",", ":")).encode() + b"\n")
+            sink.flush()
+
+
+def main() -> None:
+    serve(sys.stdin.buffer, sys.stdout.buffer)

@@ -1,0 +1,150 @@
+"""The computer players' worker process (``canasta.bots.worker``): its copies of the matches
+and its answers, which a server's computer seats play (docs in the module)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from canasta import Game, Settings
+from canasta.actions import action_from_text, action_to_text
+from canasta.bots import make_player
+from canasta.bots.worker import Worker, serve
+from canasta.fairness import FairGame
+
+
+def _play(preset: str, level: str, seed: int, *, worker: Worker, table: str = "t") -> int:
+    """Play a match's first two hands with every seat at ``level``, each decision both in this
+    process and by ``worker`` (told only the actions since its last request); they must agree.
+    Returns the number of decisions compared."""
+    game = FairGame(Settings.preset(preset))
+    here = {s: make_player(level, seed=seed + s) for s in range(game.settings.players)}
+    sent: tuple[int, int] | None = None  # (hands, actions) the worker was last told
+    compared = 0
+    while not game.is_over and len(game.hands) <= 2:
+        st = game.state
+        if st.is_over:
+            game.next_hand()
+            continue
+        seat = st.turn
+        legal = st.legal_actions()
+        action = here[seat].choose(st.view(seat, legal))
+        if len(legal) > 1:
+            hands, played = len(game.hands), game.hands[-1].actions
+            request: dict[str, object] = {
+                "id": compared, "table": table, "seat": seat, "level": level,
+                "seed": seed + seat, "at": [hands, len(played)],
+            }
+            if sent is None or sent[0] != hands:
+                request["record"] = json.loads(json.dumps(game.to_record()))
+                request["actions"] = []
+            else:
+                request["actions"] = [action_to_text(a) for a in played[sent[1]:]]
+            sent = (hands, len(played))
+            answer = worker.handle(request)
+            assert answer == {"id": compared, "action": action_to_text(action)}
+            compared += 1
+        game.apply(action)
+    return compared
+
+
+@pytest.mark.parametrize("preset", ["classic", "two-player", "three-player"])
+@pytest.mark.parametrize("level", ["beginner", "normal"])
+def test_the_worker_chooses_what_the_player_chooses_in_the_server_process(preset: str, level: str) -> None:
+    worker = Worker()
+    assert _play(preset, level, 11, worker=worker) > 50
+    assert len(worker) == 1
+
+
+def test_a_copy_that_is_missing_or_differs_is_dropped_and_asked_for() -> None:
+    worker = Worker()
+    game = Game(Settings.preset("classic"), seed=5)
+    ask = {"id": 1, "table": "t", "seat": game.state.turn, "level": "normal", "seed": 1}
+    assert worker.handle({**ask, "actions": [], "at": [1, 0]}) == {"id": 1, "error": "resync"}
+    record = game.to_record()
+    assert "action" in worker.handle({**ask, "record": record, "actions": [], "at": [1, 0]})  # type: ignore[operator]
+    # the server says the copy should hold one more action than it was sent: dropped
+    assert worker.handle({**ask, "actions": [], "at": [1, 1]}) == {"id": 1, "error": "resync"}
+    assert len(worker) == 0
+    # an action the copy cannot play (not this position's): dropped too, nothing applied
+    worker.handle({**ask, "record": record, "actions": [], "at": [1, 0]})
+    assert worker.handle({**ask, "actions": ["discard JK"], "at": [1, 1]}) == {"id": 1, "error": "resync"}
+    assert len(worker) == 0
+
+
+def test_a_request_for_a_seat_not_to_move_or_an_unknown_level_fails_clearly() -> None:
+    worker = Worker()
+    game = Game(Settings.preset("classic"), seed=5)
+    base = {"id": 2, "table": "t", "record": game.to_record(), "actions": [], "at": [1, 0], "seed": 1}
+    wrong = worker.handle({**base, "seat": (game.state.turn + 1) % 4, "level": "normal"})
+    assert wrong is not None and wrong["error"] == "failed" and "not to move" in wrong["message"]
+    level = worker.handle({**base, "seat": game.state.turn, "level": "grandmaster"})
+    assert level is not None and level["error"] == "failed" and "unknown level" in level["message"]
+    assert worker.handle({"id": 3}) == {"id": 3, "error": "failed", "message": "KeyError: 'table'"}
+
+
+def test_forget_and_the_least_recently_used_copies_go() -> None:
+    worker = Worker(max_tables=2)
+    game = Game(Settings.preset("two-player"), seed=1)
+    for table in ("a", "b", "a", "c"):  # "b" is the least recently used when "c" comes
+        ask = {"id": 1, "table": table, "seat": game.state.turn, "level": "normal", "seed": 1}
+        worker.handle({**ask, "record": game.to_record(), "actions": [], "at": [1, 0]})
+    assert len(worker) == 2
+    gone = {"id": 1, "table": "b", "seat": game.state.turn, "level": "normal", "seed": 1}
+    assert worker.handle({**gone, "actions": [], "at": [1, 0]}) == {"id": 1, "error": "resync"}
+    assert worker.handle({"forget": "a"}) is None
+    assert len(worker) == 1
+
+
+def test_the_process_answers_each_line_in_order_until_its_input_ends() -> None:
+    game = Game(Settings.preset("classic"), seed=9)
+    ask = {"table": "t", "seat": game.state.turn, "level": "normal", "seed": 3, "at": [1, 0]}
+    lines = [
+        json.dumps({**ask, "id": 1, "record": game.to_record(), "actions": []}),
+        "not json",
+        "[1, 2]",
+        json.dumps({"forget": "t"}),
+        json.dumps({**ask, "id": 2, "actions": []}),
+    ]
+    out = io.BytesIO()
+    serve(io.BytesIO(("\n".join(lines) + "\n").encode()), out)
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [a["id"] for a in answers] == [1, None, None, 2]
+    chosen = action_from_text(answers[0]["action"])
+    assert game.state.check(chosen) is None
+    assert [a.get("error") for a in answers] == [None, "failed", "failed", "resync"]
+    # and as its own process, as a server runs it: it ends when its input does
+    proc = subprocess.run(
+        [sys.executable, "-c", "from canasta.bots.worker import main; main()"],
+        input=(lines[0] + "\n").encode(), capture_output=True, timeout=60, check=True,
+    )
+    assert json.loads(proc.stdout) == answers[0]
+
+
+def test_an_expert_request_searches_for_what_is_left_of_the_wait() -> None:
+    from canasta.bots.search import DEFAULT_TIME
+    from canasta.bots.worker import LEAST_SEARCH
+
+    worker = Worker()
+    game = Game(Settings.preset("two-player"), seed=4)
+    while len(game.state.legal_actions()) == 1:
+        game.apply(game.state.legal_actions()[0])
+    ask = {"id": 1, "table": "t", "seat": game.state.turn, "level": "expert", "seed": 1,
+           "record": game.to_record(), "actions": [], "at": [1, len(game.hands[-1].actions)]}
+    import time
+
+    # a request that waited longer than the server waits: the shortest search
+    answer = worker.handle({**ask, "sent": time.time() - 60, "within": 1.0})
+    assert answer is not None and game.state.check(action_from_text(answer["action"])) is None
+    player = next(iter(worker._copies["t"].players.values()))
+    assert player.time_budget == LEAST_SEARCH  # type: ignore[attr-defined]
+    # one sent just now, with time to spare: Expert's own budget, no more
+    del ask["record"]  # the same copy and player from here on
+    worker.handle({**ask, "sent": time.time(), "within": 5.0})
+    assert player.time_budget == DEFAULT_TIME  # type: ignore[attr-defined]
+    worker.handle({**ask, "sent": time.time(), "within": 0.3})
+    assert LEAST_SEARCH < player.time_budget <= 0.3  # type: ignore[attr-defined]
