@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--metrics", choices=("loopback", "on", "off"), default="loopback", help="who may read /metrics (default: this machine only)")
     s.add_argument("--forwarded-allow-ips", metavar="IPS", help="trust X-Forwarded-For/-Proto from these proxy addresses (comma-separated)")
     s.add_argument("--move-seconds", type=float, default=40.0, metavar="S", help="seconds for each decision at online tables before the server plays for the player (default: 40)")
+    s.add_argument("--computer-processes", type=int, metavar="N", help="worker processes that choose the computer seats' moves beside the event loop (default: one per core but one, at most 4; 0: in the server process)")
     s.add_argument("--redis", metavar="URL", help="run as one of several nodes on one PostgreSQL database, with leases and messages over this Redis (redis://host:port/0)")
     s.add_argument("--smtp", dest="smtp_url", metavar="URL", help="send recovery and confirmation email through this server: smtp://[user:pass@]host[:port], smtp+starttls://… or smtps://… (default: recovery is unavailable)")
     s.add_argument("--public-url", metavar="URL", help="the address players reach this server at, for links in email (default: the address of the request)")

@@ -109,6 +109,13 @@ class ServerConfig:
     #: how often the live-match list is sent to lobby sockets at most (seconds)
     live_list_seconds: float = 1.0
 
+    # computer seats
+    #: worker processes that choose the computer seats' moves off the event loop (0: chosen
+    #: in this process; None: one per core but one, at most four: ``thinkers.default_processes``)
+    computer_processes: int | None = None
+    #: seconds a worker may take to answer before it is stopped and the table chooses itself
+    computer_timeout_seconds: float = 30.0
+
     # storage
     #: how often a table whose saves fail probes the database again
     storage_retry_seconds: float = 1.0

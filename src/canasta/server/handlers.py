@@ -61,6 +61,7 @@ class Handlers:
     _step_bucket: TokenBucket
     seq: int
     _players: dict[int, Any]
+    _seeds: dict[int, int]
     _timer: asyncio.TimerHandle | None
     _replying: Any
     _online_next_hand: Any
@@ -218,6 +219,7 @@ class Handlers:
         finished = self.game.to_record()  # kept in the log: the match stays replayable
         self.game = FairGame(self.game.settings)
         self._players.clear()
+        self._seeds.clear()
         self.hands_counted = 0
         self.match_counted = False
         self._after_deal()

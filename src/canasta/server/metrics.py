@@ -42,6 +42,13 @@ class Metrics:
             ["kind"],
             registry=self.registry,
         )
+        self.computer_moves = Counter(
+            "canasta_computer_moves",
+            "Computer seats' moves, by how they were chosen: forced (one legal action), worker "
+            "(a worker process), loop (this process), first_legal (the player failed)",
+            ["how"],
+            registry=self.registry,
+        )
         self.placed = Counter(
             "canasta_matches_placed", "New online matches started on another, less loaded node",
             registry=self.registry,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..actions import Action, action_from_text, action_to_text
+from ..bots.search import DEFAULT_TIME
 from ..errors import IllegalAction
 from ..fairness import FairGame, fairness_info, game_from_record
 from ..game import Game
@@ -38,6 +39,7 @@ from .online import ONLINE_COMMANDS, ONLINE_ONLY, Online, _Deadline, _Grace, new
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
 from .protocol import TableError, error_message, parse_message, request_of
 from .seating import Seating
+from .thinkers import Thinkers
 
 log = logging.getLogger("canasta.server")
 
@@ -48,6 +50,10 @@ COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch"})
 
 #: computer levels whose moves are chosen on the event loop (bench/bots.py: p95 under 0.5 ms)
 _INLINE_LEVELS = frozenset({"random", "beginner", "normal"})
+
+#: what a searching computer seat (Expert) may take beyond its pace delay, in a worker: its
+#: own budget
+SEARCH_SECONDS = DEFAULT_TIME
 
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
@@ -200,6 +206,16 @@ class Table(Seating, Handlers, Online):
         #: the process's metrics (set by the table set; None in tests that build tables alone)
         self.metrics: Metrics | None = None
         self._players: dict[int, ComputerPlayer] = {}
+        #: the computer seats' seeds, by seat (kept with the players)
+        self._seeds: dict[int, int] = {}
+        #: the worker processes that choose computer moves (None: chosen on the event loop)
+        self.thinkers: Thinkers | None = None
+        #: what this table's worker was last sent: (game, hands, actions of the last hand,
+        #: the worker's generation); a request carries only what was played since
+        self._mirror: tuple[Game, int, int, int] | None = None
+        #: the computer move asked for at schedule time: (version, legal actions, the
+        #: worker's answer to come, or None when the move is forced)
+        self._thought: tuple[int, list[Action], asyncio.Future[dict[str, Any]] | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         #: statistics a command adds to the next save (a player leaving an online match)
@@ -560,6 +576,8 @@ class Table(Seating, Handlers, Online):
                 self._task.cancel()
         for conn in list(self.conns):
             conn.close()
+        if self.thinkers is not None:
+            self.thinkers.forget(self.id)
 
     def join(self, conn: Conn) -> None:
         self.attached += 1
@@ -782,6 +800,7 @@ class Table(Seating, Handlers, Online):
         self._restore(saved)
         self._extra_deltas = []
         self._players.clear()
+        self._seeds.clear()
 
     def _storage_lost(self) -> None:
         self.storage_ok = False
@@ -848,10 +867,9 @@ class Table(Seating, Handlers, Online):
 
     # ------------------------------------------------------------------ computer seats
 
-    def _player(self, seat: int) -> ComputerPlayer:
-        player = self._players.get(seat)
-        if player is None:
-            level = self.seats[seat].level or "normal"
+    def _seed(self, seat: int) -> int:
+        seed = self._seeds.get(seat)
+        if seed is None:
             # a committed deal has no public seed: its secret (hashed, never shown) seeds the
             # computer seats, so they differ from table to table and nobody can predict them
             secret = getattr(self.game, "secret", None)
@@ -860,17 +878,92 @@ class Table(Seating, Handlers, Online):
             else:
                 digest = hashlib.sha256(f"computer:{secret}:{self.id}:{seat}".encode()).digest()
                 seed = int.from_bytes(digest[:8], "big")
-            player = self._players[seat] = make_computer(level, seed)
+            self._seeds[seat] = seed
+        return seed
+
+    def _player(self, seat: int) -> ComputerPlayer:
+        player = self._players.get(seat)
+        if player is None:
+            level = self.seats[seat].level or "normal"
+            player = self._players[seat] = make_computer(level, self._seed(seat))
         return player
 
     async def _choose(self, seat: int, view: SeatView) -> Action:
-        """The computer seat's move: a search (Expert) runs off the event loop; the quick
-        levels decide in well under a millisecond, less than handing them to a thread costs
-        (and the GIL lets no thread run Python alongside the loop anyway)."""
+        """The computer seat's move chosen in this process: a search (Expert) runs off the
+        event loop; the quick levels decide in well under a millisecond, less than handing
+        them to a thread costs (and the GIL lets no thread run Python alongside the loop)."""
         player = self._player(seat)
         if (self.seats[seat].level or "normal") in _INLINE_LEVELS:
             return player.choose(view)
         return await asyncio.to_thread(player.choose, view)
+
+    def _ask_worker(self, seat: int) -> asyncio.Future[dict[str, Any]] | None:
+        """Ask this table's worker process for ``seat``'s move in the current position (None
+        without workers). The request carries the actions played since the last one, or the
+        whole record when the worker's copy may differ (another game object: an undo, a new
+        match, a rollback; another hand; a restarted worker)."""
+        thinkers = self.thinkers
+        if thinkers is None:
+            return None
+        index = thinkers.worker_for(self.id)
+        generation = thinkers.generation(index)
+        game = self.game
+        hands = game.hands
+        played = hands[-1].actions
+        n = len(played)
+        request: dict[str, Any] = {
+            "table": self.id,
+            "seat": seat,
+            "level": self.seats[seat].level or "normal",
+            "seed": self._seed(seat),
+            "at": [len(hands), n],
+        }
+        if request["level"] not in _INLINE_LEVELS:  # a search: as long as the seat's pace allows
+            request["sent"] = time.time()
+            request["within"] = self.delay_ms / 1000 + SEARCH_SECONDS
+        sent = self._mirror
+        if sent is not None and sent[0] is game and sent[1] == len(hands) and sent[2] <= n and sent[3] == generation:
+            request["actions"] = [action_to_text(a) for a in played[sent[2] :]]
+        else:
+            request["record"] = game.to_record()
+            request["actions"] = []
+        self._mirror = (game, len(hands), n, generation)
+        return thinkers.ask(index, request)
+
+    async def _choose_here(self, seat: int, legal: list[Action]) -> tuple[Action, str]:
+        """The seat's move chosen in this process, and how: ``loop``, or ``first_legal`` when
+        the player fails (a player must never stop a table)."""
+        view = self.game.state.view(seat, legal)
+        try:
+            return await self._choose(seat, view), "loop"
+        except Exception:
+            log.exception("table %s: computer seat %d failed; playing its first legal action", self.id, seat)
+            return legal[0], "first_legal"
+
+    async def _worker_choice(self, seat: int, answer: asyncio.Future[dict[str, Any]]) -> Action | None:
+        """The worker's move, once it answers (asked again with the record when its copy was
+        stale); None when it cannot give one: the table then chooses on its own."""
+        reply = await answer
+        if reply.get("error") == "resync":
+            self._mirror = None
+            again = self._ask_worker(seat)
+            assert again is not None
+            reply = await again
+        text = reply.get("action")
+        if isinstance(text, str):
+            try:
+                return action_from_text(text)
+            except Exception:
+                reply = {"error": "failed", "message": f"an unreadable action {text[:80]!r}"}
+        self._mirror = None
+        log.warning(
+            "table %s: computer worker gave no move for seat %d (%s: %s); choosing here",
+            self.id,
+            seat,
+            reply.get("error"),
+            reply.get("message"),
+        )
+        return None
 
     def _schedule_bot(self) -> None:
         st = self.game.state
@@ -883,6 +976,9 @@ class Table(Seating, Handlers, Online):
         ):
             return
         item = _BotTurn(self.seq)
+        if self.thinkers is not None:  # the worker thinks while the seat's delay runs
+            legal = st.legal_actions()
+            self._thought = (self.seq, legal, self._ask_worker(st.turn) if len(legal) > 1 else None)
         if self.delay_ms <= 0:
             self.queue.put_nowait(item)
         else:
@@ -895,33 +991,46 @@ class Table(Seating, Handlers, Online):
     async def _bot_turn(self, version: int, *, step: bool = False) -> None:
         """A computer seat's move (``step``: one move asked for while the table is paused)."""
         st = self.game.state
+        thought, self._thought = self._thought, None
         if version != self.seq or (self.paused and not step) or not self.storage_ok or st.is_over:
             return
         seat = st.turn
         if not self.bot_plays(seat):
             return
-        legal = st.legal_actions()
+        answer = None
+        if thought is not None and thought[0] == version:
+            legal, answer = thought[1], thought[2]
+        else:
+            legal = st.legal_actions()
+        how = "forced"
         if len(legal) == 1:  # a forced move: there is nothing to choose, nor a view to build
             action = legal[0]
         else:
-            view = st.view(seat, legal)
-            try:
-                action = await self._choose(seat, view)
-            except Exception:
-                log.exception(
-                    "table %s: computer seat %d failed; playing its first legal action", self.id, seat
-                )
-                action = legal[0]
+            if answer is None:
+                answer = self._ask_worker(seat)
+            chosen = None if answer is None else await self._worker_choice(seat, answer)
+            if chosen is not None:
+                action, how = chosen, "worker"
+            else:
+                action, how = await self._choose_here(seat, legal)
         try:  # checked once, by the core as it applies it
             self.game.apply(action)
         except IllegalAction:
             log.error(
-                "table %s: computer seat %d chose an illegal %s",
+                "table %s: computer seat %d chose an illegal %s (%s)",
                 self.id,
                 seat,
                 action_to_text(action),
+                how,
             )
-            self.game.apply(legal[0])
+            self._mirror = None
+            if how == "worker":  # the worker's copy was wrong: this process chooses
+                action, how = await self._choose_here(seat, legal)
+            if self.game.state.check(action) is not None:
+                action, how = legal[0], "first_legal"
+            self.game.apply(action)
+        if self.metrics is not None:
+            self.metrics.count(self.metrics.computer_moves, how)
         try:
             await self._changed("action")
         except TableError:  # not saved: the table is back where it was and will retry

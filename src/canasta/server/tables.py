@@ -19,6 +19,7 @@ from .limits import KeyedLimiter
 from .metrics import Metrics
 from .table import Table
 from .tasks import repeat
+from .thinkers import Thinkers, default_processes
 
 log = logging.getLogger("canasta.server")
 
@@ -68,6 +69,15 @@ class Tables:
         #: awaited once an online match is over and saved (ratings); each listener must be
         #: idempotent by table id: a table reloaded after a restart may report its end again
         self.match_over_listeners: list[Callable[[Table], Awaitable[None]]] = []
+        processes = self.config.computer_processes
+        if processes is None:
+            processes = default_processes()
+        if processes < 0:
+            raise ValueError("computer_processes is 0 or more")
+        #: the worker processes that choose computer moves (started when first needed)
+        self.thinkers = (
+            Thinkers(processes, timeout=self.config.computer_timeout_seconds) if processes else None
+        )
         self.metrics = Metrics(
             tables=lambda: len(self._live),
             sockets=lambda: sum(t.attached for t in self._live.values()),
@@ -201,6 +211,7 @@ class Tables:
 
     def _attach(self, table: Table) -> None:
         table.metrics = self.metrics
+        table.thinkers = self.thinkers
         if table.mode == "online":
             table.chat_limiter = self.chat_limiter
             table.on_rematch = self._rematch
@@ -455,3 +466,5 @@ class Tables:
             self._live.clear()
         for table in tables:
             await self._unload(table)
+        if self.thinkers is not None:
+            await self.thinkers.close()

@@ -1,0 +1,228 @@
+"""Computer seats that think in worker processes (``canasta.bots.worker``), off the event loop.
+
+Choosing a move is the one piece of a table's work that needs nothing from the event loop but
+the position: in a process of its own it runs on another core, while the loop serves sockets
+and commits. Each table is served by one worker (chosen by its id), which keeps a copy of the
+match; a request carries the actions played since the last one (the whole record when the
+copy may be stale: a new hand, an undo, a reload, a restarted worker), the seat, its level and
+its seed. The table asks as soon as a computer seat is to move, so the worker thinks while the
+seat's pace delay runs.
+
+The answer is a proposal: the table applies it through the core, which refuses anything
+illegal, and a worker that fails, answers late or dies only sends the table back to choosing
+on the event loop, as it did without workers (``Table._choose``). A dead worker is started
+again on a later request (at most once every :data:`RESTART_SECONDS`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from .encoding import dumps_bytes, loads
+
+log = logging.getLogger("canasta.server")
+
+__all__ = ["RESTART_SECONDS", "Thinkers", "default_processes"]
+
+#: the least time between two starts of one worker (a worker that dies at once must not be
+#: started again on every move)
+RESTART_SECONDS = 5.0
+
+#: the command a worker runs (``-c``: a compiled build has no source module to run with ``-m``)
+_COMMAND = "from canasta.bots.worker import main; main()"
+
+
+def default_processes() -> int:
+    """Worker processes for a server that does not say: one per core but the event loop's,
+    at most four (none on a single core, where they would only take turns with the loop)."""
+    return max(0, min(4, (os.cpu_count() or 1) - 1))
+
+
+def _gone(why: str) -> dict[str, Any]:
+    return {"error": "gone", "message": why}
+
+
+class _Worker:
+    """One worker process and the requests it has not answered yet."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        #: a new number each time the process is started: its copies of the matches are new
+        self.generation = 0
+        self.proc: asyncio.subprocess.Process | None = None
+        self.pending: dict[int, tuple[asyncio.Future[dict[str, Any]], float]] = {}
+        self.reader: asyncio.Task[None] | None = None
+        self.starting: asyncio.Task[None] | None = None
+        #: requests written before the process was up: sent once it is
+        self.backlog: list[bytes] = []
+        self.started_at = -RESTART_SECONDS
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.returncode is None and self.starting is None
+
+
+class Thinkers:
+    """``processes`` worker processes for the computer seats of this server's tables."""
+
+    def __init__(self, processes: int, *, timeout: float = 30.0) -> None:
+        if processes < 1:
+            raise ValueError("a pool of thinkers needs at least one process")
+        self.timeout = timeout
+        self._workers = [_Worker(i) for i in range(processes)]
+        self._ids = 0
+        self._closed = False
+        self._watch: asyncio.Task[None] | None = None
+
+    def __len__(self) -> int:
+        return len(self._workers)
+
+    def worker_for(self, table_id: str) -> int:
+        """The worker that serves ``table_id`` (always the same one: it keeps the copy)."""
+        return zlib.crc32(table_id.encode()) % len(self._workers)
+
+    def generation(self, index: int) -> int:
+        return self._workers[index].generation
+
+    def ask(self, index: int, request: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+        """Send ``request`` to worker ``index``; the future gets its answer (never an
+        exception: ``{"error": "gone", ...}`` when the worker cannot answer)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        worker = self._workers[index]
+        if self._closed:
+            future.set_result(_gone("the server is stopping"))
+            return future
+        if not worker.running and worker.starting is None:
+            if time.monotonic() - worker.started_at < RESTART_SECONDS:
+                future.set_result(_gone(f"worker {index} is down"))
+                return future
+            worker.starting = loop.create_task(self._start(worker), name=f"thinker-{index}-start")
+        self._ids += 1
+        rid = self._ids
+        line = dumps_bytes({**request, "id": rid}) + b"\n"
+        worker.pending[rid] = (future, time.monotonic())
+        if worker.starting is not None:
+            worker.backlog.append(line)
+        else:
+            assert worker.proc is not None and worker.proc.stdin is not None
+            worker.proc.stdin.write(line)
+        if self._watch is None:
+            self._watch = loop.create_task(self._watch_forever(), name="thinkers-watch")
+        return future
+
+    def forget(self, table_id: str) -> None:
+        """Let the table's worker drop its copy (the table is unloaded)."""
+        worker = self._workers[self.worker_for(table_id)]
+        if worker.running:
+            assert worker.proc is not None and worker.proc.stdin is not None
+            worker.proc.stdin.write(dumps_bytes({"forget": table_id}) + b"\n")
+
+    async def close(self) -> None:
+        """Stop every worker (each ends when its input does; killed after a few seconds)."""
+        self._closed = True
+        if self._watch is not None:
+            self._watch.cancel()
+        for worker in self._workers:
+            if worker.starting is not None:
+                worker.starting.cancel()
+                with contextlib.suppress(BaseException):
+                    await worker.starting
+            await self._stop(worker, "the server is stopping", wait=True)
+
+    # ------------------------------------------------------------------ the processes
+
+    async def _start(self, worker: _Worker) -> None:
+        worker.started_at = time.monotonic()
+        # the worker imports the very package this server runs (a compiled build included)
+        root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-c",
+                _COMMAND,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                env=env,
+                limit=1 << 20,
+            )
+        except Exception:
+            log.exception("could not start computer worker %d", worker.index)
+            worker.starting = None
+            self._fail(worker, "it could not be started")
+            return
+        worker.proc = proc
+        worker.generation += 1
+        worker.starting = None
+        assert proc.stdin is not None
+        for line in worker.backlog:
+            proc.stdin.write(line)
+        worker.backlog.clear()
+        worker.reader = asyncio.get_running_loop().create_task(
+            self._read(worker, proc), name=f"thinker-{worker.index}-read"
+        )
+        log.info("computer worker %d started (pid %d)", worker.index, proc.pid)
+
+    async def _read(self, worker: _Worker, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stdout is not None
+        try:
+            while True:
+                line = await proc.stdout.readline()
+                if not line:
+                    break
+                answer = loads(line)
+                waiting = worker.pending.pop(answer.get("id"), None)
+                if waiting is not None and not waiting[0].done():
+                    waiting[0].set_result(answer)
+        except Exception:  # pragma: no cover - a worker writing garbage is stopped
+            log.exception("computer worker %d sent an unreadable answer", worker.index)
+        if worker.proc is proc:
+            worker.reader = None
+            await self._stop(worker, "it stopped")
+
+    async def _stop(self, worker: _Worker, why: str, *, wait: bool = False) -> None:
+        proc, worker.proc = worker.proc, None
+        self._fail(worker, why)
+        if proc is None:
+            return
+        if worker.reader is not None:
+            worker.reader.cancel()
+            worker.reader = None
+        if proc.returncode is None:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), timeout=3 if wait else 0.5)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+        if not self._closed:
+            log.warning("computer worker %d: %s (exit %s)", worker.index, why, proc.returncode)
+
+    def _fail(self, worker: _Worker, why: str) -> None:
+        pending, worker.pending = worker.pending, {}
+        worker.backlog.clear()
+        for future, _ in pending.values():
+            if not future.done():
+                future.set_result(_gone(f"computer worker {worker.index}: {why}"))
+
+    async def _watch_forever(self) -> None:
+        """Once a second: a worker whose oldest request waited over ``timeout`` is stopped (its
+        tables choose on the event loop meanwhile)."""
+        while True:
+            await asyncio.sleep(1.0)
+            now = time.monotonic()
+            for worker in self._workers:
+                oldest = min((t for _, t in worker.pending.values()), default=now)
+                if now - oldest > self.timeout and worker.proc is not None:
+                    await self._stop(worker, f"no answer in {self.timeout:.0f} s")

@@ -1,0 +1,123 @@
+"""Computer seats chosen by worker processes (``server/thinkers.py``): the same moves as in
+the server process, and a table that plays on whatever its worker does (dies, hangs, answers
+nonsense)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import re
+from typing import Any
+
+import pytest
+
+from canasta.server import thinkers
+
+from .support import TEST_CONFIG, client, create_table, my_turn, pick, receive, receive_until, send
+
+
+def _config(**changes: Any) -> Any:
+    return dataclasses.replace(TEST_CONFIG, **changes)
+
+
+def _moves(text: str) -> dict[str, float]:
+    """canasta_computer_moves_total by ``how``, from the metrics page."""
+    found = re.findall(r'^canasta_computer_moves_total\{how="(\w+)"\} ([0-9.e+]+)$', text, re.M)
+    return {how: float(n) for how, n in found}
+
+
+def _play(url: str, config: Any, *, seed: int, difficulty: str = "normal", human_moves: int = 400,
+          during: Any = None) -> tuple[list[Any], dict[str, float], Any]:
+    """A seeded table against the computer: the human plays scripted moves to the hand's end
+    (``during(app, n)`` is called before the human's n-th move); the history every seat saw,
+    the computer moves by how they were chosen, and the app."""
+    rng = random.Random(seed)
+    with client(url, config=config) as c:
+        table = create_table(c, mode="computer", preset="classic", difficulty=difficulty, seed=seed)
+        with c.websocket_connect(f"/ws/tables/{table}") as ws:
+            msg = receive(ws)
+            for n in range(human_moves):
+                if not my_turn(msg):
+                    msg = receive_until(ws, my_turn)
+                view = msg["view"]
+                if view["phase"] == "over":
+                    break
+                if during is not None:
+                    during(c.app, n)
+                send(ws, type="action", version=msg["version"], action=pick(view["legal"], rng))
+                msg = receive(ws)
+                assert msg["type"] == "state", msg
+            else:
+                raise AssertionError("the hand did not end")
+            history = view["history"]
+        moves = _moves(c.get("/metrics").text)
+        return history, moves, c.app
+
+
+def test_workers_choose_the_moves_the_server_process_chooses(sqlite_url: str, tmp_path: Any) -> None:
+    here, here_moves, _ = _play(sqlite_url, _config(computer_processes=0), seed=7)
+    other = f"sqlite+aiosqlite:///{tmp_path / 'other.sqlite3'}"
+    there, there_moves, app = _play(other, _config(computer_processes=1), seed=7)
+    assert here == there  # every event of the hand, the computer seats' included
+    assert here_moves.get("loop", 0) > 10 and "worker" not in here_moves
+    assert there_moves.get("worker", 0) == here_moves["loop"] and "loop" not in there_moves
+    assert there_moves["forced"] == here_moves["forced"]
+    # the app stopped its worker when it stopped
+    proc = app.state.tables.thinkers._workers[0].proc
+    assert proc is None
+
+
+def _worker_pid(app: Any) -> int | None:
+    proc = app.state.tables.thinkers._workers[0].proc
+    return None if proc is None else int(proc.pid)
+
+
+def test_a_killed_worker_is_started_again_and_the_table_plays_on(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(thinkers, "RESTART_SECONDS", 0.0)
+    killed: list[int] = []
+
+    def kill(app: Any, n: int) -> None:
+        pid = _worker_pid(app)
+        if n in (3, 12) and pid is not None:
+            os.kill(pid, 9)
+            killed.append(pid)
+
+    _, moves, app = _play(sqlite_url, _config(computer_processes=1), seed=3, during=kill)
+    assert len(killed) == 2 and killed[0] != killed[1]  # a new process after the first kill
+    assert moves.get("worker", 0) > 5 and "first_legal" not in moves
+    assert app.state.tables.thinkers._workers[0].generation == 3
+
+
+def test_a_worker_that_does_not_answer_is_stopped_and_the_table_chooses_itself(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # reads its requests and never answers
+    monkeypatch.setattr(thinkers, "_COMMAND", "import sys\nfor line in sys.stdin: pass")
+    config = _config(computer_processes=1, computer_timeout_seconds=1.0)
+    with client(sqlite_url, config=config) as c:
+        table = create_table(c, mode="computer", preset="classic", seed=5)
+        with c.websocket_connect(f"/ws/tables/{table}") as ws:
+            msg = receive_until(ws, my_turn)  # the computer seats got to the human's turn
+            assert msg["view"]["phase"] != "over"
+        moves = _moves(c.get("/metrics").text)
+    assert "worker" not in moves and moves.get("loop", 0) >= 1, moves
+
+
+def test_a_worker_answering_nonsense_is_not_obeyed(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # answers each request in turn with an unreadable action, an impossible one (five 7H from
+    # two decks) and an error
+    nonsense = (
+        "import json, sys\n"
+        "for n, line in enumerate(sys.stdin):\n"
+        "    rid = json.loads(line).get('id')\n"
+        "    if rid is None: continue\n"
+        "    answer = [{'action': 'fly away'}, {'action': 'meld 7:7H,7H,7H,7H,7H'}, {'error': 'failed'}][n % 3]\n"
+        "    print(json.dumps({'id': rid, **answer}), flush=True)\n"
+    )
+    monkeypatch.setattr(thinkers, "_COMMAND", nonsense)
+    _, moves, _ = _play(sqlite_url, _config(computer_processes=1), seed=9)
+    assert "worker" not in moves and moves.get("loop", 0) > 10, moves
+    assert "first_legal" not in moves
