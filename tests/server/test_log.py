@@ -11,7 +11,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import func, select, text
 
-from canasta.server.db import HERE, Store, TableLogRow, TableRow, VersionConflict
+from canasta.server.db import HERE, StatsDelta, Store, TableLogRow, TableRow, VersionConflict
 
 from .support import client, create_table, new_table, receive, receive_until, send
 
@@ -72,12 +72,22 @@ async def test_a_change_number_can_be_written_once(sqlite_url: str) -> None:
 
 @pytest.mark.asyncio
 async def test_a_batch_saves_what_one_change_at_a_time_saves(db_url: str) -> None:
-    """The group commit writes many tables' changes together (on SQLite through the driver,
-    with statements of its own): each row reads back as a change committed alone does, the
-    JSON columns and the time included; a stale change in a batch alone is refused."""
+    """The group commit writes many tables' changes together (on SQLite in one call to the
+    driver, with the ORM's statements compiled once): each row reads back as a change
+    committed alone does, the JSON columns, the time and the statistics included; a stale
+    change in a batch alone is refused, with its statistics."""
     store = Store(db_url)
     await store.migrate()
     tag = random.randrange(10**9)
+    one_by_one = []  # the batches written change by change (after a stale version)
+    write_batch = store._write_batch
+
+    async def spy(conn: object, batch: list[object], *, together: bool) -> None:
+        if not together:
+            one_by_one.append(len(batch))
+        await write_batch(conn, batch, together=together)  # type: ignore[arg-type]
+
+    store._write_batch = spy  # type: ignore[method-assign]
     try:
         tables = [new_table(store, f"batch-{tag}-{i}", mode="computer", seed=i) for i in range(6)]
         for t in tables:
@@ -89,11 +99,27 @@ async def test_a_batch_saves_what_one_change_at_a_time_saves(db_url: str) -> Non
                 v.pop(k, None)
             return v
 
+        # statistics with some changes: a hand's end of two tables of one player, a match won
+        # and one lost (new rows and an existing one; a best hand or none)
+        who = [f"stats-{tag}-{n}" for n in range(3)]
+
+        def deltas(i: int, seq: int) -> list[StatsDelta]:
+            if i == 0:
+                return [StatsDelta(who[0], canastas=seq, best_hand=100 * seq)]
+            if i == 1:
+                return [StatsDelta(who[0], canastas=1, best_hand=50)]
+            if i == 4:
+                return [StatsDelta(who[1], canastas=2, finished=True, won=seq == 1)]
+            if i == 5 and seq == 2:
+                return [StatsDelta(who[2], finished=True, won=True, best_hand=-20)]
+            return []
+
         async def batch(seqs: list[int]) -> list[object]:
             return await asyncio.gather(
                 *(
                     store.append_change(
-                        t.id, seq=seqs[i], entry={"kind": "action", "n": i, "seq": seqs[i]}, values=values(i, seqs[i])
+                        t.id, seq=seqs[i], entry={"kind": "action", "n": i, "seq": seqs[i]}, values=values(i, seqs[i]),
+                        deltas=deltas(i, seqs[i]),
                     )
                     for i, t in enumerate(tables)
                 ),
@@ -108,14 +134,27 @@ async def test_a_batch_saves_what_one_change_at_a_time_saves(db_url: str) -> Non
             log = await store.load_log(tables[i].id, 0)
             assert log == [{"kind": "action", "n": i, "seq": s} for s in range(1, seq + 1)]
 
+        def shown(played: int, won: int, best: int | None, canastas: int, streak: int, best_streak: int) -> dict[str, object]:
+            return {"played": played, "won": won, "best_hand": best, "canastas": canastas,
+                    "streak": streak, "best_streak": best_streak}
+
         assert await batch([1] * 6) == [None] * 6  # one batch, every change current
+        sqlite = db_url.startswith("sqlite")  # (PostgreSQL's own path is one statement anyway)
+        assert one_by_one == [] or not sqlite  # written together
         for i in range(6):
             await check(i, 1)
+        assert [await store.get_stats(p) for p in who] == [
+            shown(0, 0, 100, 2, 0, 0), shown(1, 1, None, 2, 1, 1), shown(0, 0, None, 0, 0, 0)
+        ]
         stale = 4  # claims version 3 of a table at version 1
         results = await batch([3 if i == stale else 2 for i in range(6)])
         assert [isinstance(r, VersionConflict) for r in results] == [i == stale for i in range(6)]
+        assert one_by_one == [6] or not sqlite  # the stale version: change by change
         for i in range(6):
             await check(i, 1 if i == stale else 2)
+        assert [await store.get_stats(p) for p in who] == [
+            shown(0, 0, 200, 5, 0, 0), shown(1, 1, None, 2, 1, 1), shown(1, 1, -20, 0, 1, 1)
+        ]
     finally:
         await store.dispose()
 

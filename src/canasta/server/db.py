@@ -344,6 +344,14 @@ def _sqlite_time(dialect: Any, moment: dt.datetime) -> Any:
     return moment if process is None else process(moment)
 
 
+#: rows per statement of SQLite's batch (each row has a dozen parameters: SQLite allows 32,766)
+_SQLITE_ROWS = 500
+
+
+def _chunks(rows: list[Any], n: int) -> list[list[Any]]:
+    return [rows[i : i + n] for i in range(0, len(rows), n)]
+
+
 def _positions(given: list[str], wanted: Any) -> Any:
     """A getter that takes a row of the ``given`` parameters and returns them in the
     ``wanted`` order (a compiled statement's positional parameters)."""
@@ -399,12 +407,17 @@ class Store:
         #: PostgreSQL updates a whole batch per statement from arrays (``_unnest_statement``)
         self._postgres = url.startswith("postgresql")
         self._unnests: dict[tuple[str, ...], tuple[Any, frozenset[str]]] = {}
-        #: SQLite writes a batch through its driver, with statements of its own
-        #: (``_sqlite_batch``): the ORM's work per row was about a third of the CPU that
-        #: saving a change costs
+        #: SQLite writes a batch in one call to its driver, with a statement or two per
+        #: batch (``_sqlite_in_one_call``): the ORM's work per row was about a third of the
+        #: CPU that saving a change costs
         self._sqlite = url.startswith("sqlite")
-        self._sqlite_updates: dict[tuple[str, ...], tuple[str, Any, tuple[bool, ...]]] = {}
+        #: (its UPDATE … FROM needs SQLite 3.33; an older one takes the ORM's path)
+        self._sqlite_one_call = (
+            self._sqlite and self._multi_rowcount and sqlite3.sqlite_version_info >= (3, 33)
+        )
         self._sqlite_insert: tuple[str, Any] | None = None
+        #: other statements compiled for SQLite's one-call batch, by statement
+        self._sqlite_compiled: dict[Any, Any] = {}
         #: the insert of an empty statistics row (:meth:`ensure_stats`), built at first use
         self._insert_stats: Any = None
         #: False once another process holds this database: then nothing may be written
@@ -644,6 +657,9 @@ class Store:
     async def ensure_stats(self, s: Any, profile: str) -> None:
         """``INSERT … ON CONFLICT DO NOTHING`` of an empty stats row of ``profile`` (both
         databases), on the connection or session ``s``: the statement is built once."""
+        await s.execute(self._insert_stats_statement(), {"e_profile": profile, "e_now": now()})
+
+    def _insert_stats_statement(self) -> Any:
         statement = self._insert_stats
         if statement is None:
             if self._postgres:
@@ -667,7 +683,7 @@ class Store:
                 )
                 .on_conflict_do_nothing(index_elements=["profile"])
             )
-        await s.execute(statement, {"e_profile": profile, "e_now": now()})
+        return statement
 
     async def append_change(
         self,
@@ -710,8 +726,11 @@ class Store:
     async def _commit_batch(self, batch: list[_Change]) -> None:
         try:
             try:
-                async with self.engine.begin() as conn:
-                    await self._write_batch(conn, batch, together=self._multi_rowcount)
+                if self._sqlite_one_call:
+                    await self._sqlite_in_one_call(batch)
+                else:
+                    async with self.engine.begin() as conn:
+                        await self._write_batch(conn, batch, together=self._multi_rowcount)
             except _Separately:
                 # a stale version somewhere in the batch: again, one statement per change,
                 # so only the stale ones are refused
@@ -775,8 +794,6 @@ class Store:
                 updated = set((await conn.execute(statement, columns)).scalars())
                 for change in changes:
                     change.conflict = change.table_id not in updated
-        elif together and self._sqlite:  # the log rows too
-            await self._sqlite_batch(conn, batch, moment)
         elif together:  # (a table has one change at a time in flight: no order among them)
             groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
             for change in batch:
@@ -790,35 +807,80 @@ class Store:
             for change in batch:
                 result = await conn.execute(self._update_statement(tuple(change.values)), params(change))
                 change.conflict = result.rowcount != 1
-        if not (together and self._sqlite):
-            rows = [
-                {"table_id": c.table_id, "seq": c.seq, "entry": c.entry, "created_at": moment}
-                for c in batch
-                if not c.conflict
-            ]
-            if rows:
-                await conn.execute(_LOG_INSERT, rows)
+        rows = [
+            {"table_id": c.table_id, "seq": c.seq, "entry": c.entry, "created_at": moment}
+            for c in batch
+            if not c.conflict
+        ]
+        if rows:
+            await conn.execute(_LOG_INSERT, rows)
         for change in batch:
             if change.deltas and not change.conflict:
                 await self._apply_deltas(conn, change.deltas)
 
-    async def _sqlite_batch(self, conn: AsyncConnection, batch: list[_Change], moment: dt.datetime) -> None:
-        """SQLite: the batch's table rows updated and its log rows inserted by one executemany
-        each (per set of columns), through the driver connection of ``conn``'s transaction:
-        the statements are the ORM's own (``_update_statement``, the log insert) compiled
-        once, the parameters plain rows, the JSON columns encoded as the ORM encodes them, the
-        time as its SQLite type stores it. Any row short of its update (a stale version)
-        raises :class:`_Separately`."""
-        driver = (await conn.get_raw_connection()).driver_connection
-        if driver is None:  # pragma: no cover - an open transaction has its connection
-            raise RuntimeError("no driver connection")
+    async def _sqlite_in_one_call(self, batch: list[_Change]) -> None:
+        """SQLite: the whole transaction of a batch, begun, written (the rows of
+        :meth:`_sqlite_rows`, then the statistics of the changes not in conflict, as
+        :meth:`_apply_deltas` writes them) and committed, in one call to the driver's thread
+        instead of a call for each step. Each call waits for the event loop to take up its
+        answer, and under load the loop is busy: with a dozen calls a transaction took ~75 ms
+        while the tables waited for it. Anything that fails rolls the whole transaction back;
+        a stale version raises :class:`_Separately` as the other path does."""
+        moment = now()
+        updates, log_rows = self._sqlite_rows(batch, moment)
+        stats = [bound for c in batch for d in c.deltas for bound in self._sqlite_stats(d, moment)]
+        # the statements and their parameters, built here (not in the driver's thread, which
+        # would need the GIL for them while the event loop holds it)
+        statements: list[tuple[str, list[Any], int]] = []
+        for keys, rows in updates:
+            for chunk in _chunks(rows, _SQLITE_ROWS):
+                sql = self._sqlite_update_many(keys, len(chunk))
+                statements.append((sql, [v for r in chunk for v in r], len(chunk)))
+        for chunk in _chunks(log_rows, _SQLITE_ROWS):
+            sql, order = self._sqlite_insert_many(len(chunk))
+            statements.append((sql, [v for r in chunk for v in order(r)], -1))
+        statements += [(sql, list(params), -1) for sql, params in stats]
+
+        def write(db: sqlite3.Connection) -> None:  # in the driver's thread
+            cursor = db.cursor()
+            try:
+                if not db.in_transaction:
+                    cursor.execute("BEGIN IMMEDIATE")
+                for sql, params, rows in statements:
+                    cursor.execute(sql, params)
+                    if rows >= 0 and cursor.rowcount != rows:
+                        raise _Separately
+                db.commit()
+            except BaseException:
+                db.rollback()
+                raise
+            finally:
+                cursor.close()
+
+        async with self.engine.connect() as conn:
+            driver = (await conn.get_raw_connection()).driver_connection
+            if driver is None:  # pragma: no cover - a connection checked out has one
+                raise RuntimeError("no driver connection")
+            # aiosqlite runs a function in the connection's own thread with ``_execute``
+            # (every one of its calls goes through it)
+            await driver._execute(write, driver._conn)
+
+    def _sqlite_rows(
+        self, batch: list[_Change], moment: dt.datetime
+    ) -> tuple[list[tuple[tuple[str, ...], list[list[Any]]]], list[tuple[Any, ...]]]:
+        """SQLite: a batch as plain rows for the driver: per set of columns, the table rows
+        (the columns' values, the new version and time, the id and the previous version);
+        then the log rows (table, seq, entry, time). The JSON columns are encoded as the ORM
+        encodes them, the time as its SQLite type stores it. Marks every change not in
+        conflict."""
         stamp = _sqlite_time(self.engine.dialect, moment)
         by_keys: dict[tuple[str, ...], list[_Change]] = {}
         for change in batch:
             change.conflict = False
             by_keys.setdefault(tuple(change.values), []).append(change)
+        updates = []
         for keys, changes in by_keys.items():
-            sql, order, json_columns = self._sqlite_update(keys)
+            json_columns = self._sqlite_json_columns(keys)
             rows = []
             for c in changes:
                 values = c.values
@@ -827,30 +889,65 @@ class Store:
                     for k, j in zip(keys, json_columns, strict=True)
                 ]
                 row += (c.seq, stamp, c.table_id, c.seq - 1)
-                rows.append(order(row))
-            async with driver.executemany(sql, rows) as cursor:
-                if cursor.rowcount != len(rows):
-                    raise _Separately
-        sql, order = self._sqlite_log_insert()
-        rows = [order((c.table_id, c.seq, dumps(c.entry), stamp)) for c in batch]
-        async with driver.executemany(sql, rows):
-            pass
+                rows.append(row)
+            updates.append((keys, rows))
+        log_rows = [(c.table_id, c.seq, dumps(c.entry), stamp) for c in batch]
+        return updates, log_rows
 
-    def _sqlite_update(self, keys: tuple[str, ...]) -> tuple[str, Any, tuple[bool, ...]]:
-        """SQLite: ``_update_statement`` compiled to SQL with positional parameters; a getter
-        that puts a row given as (the columns, version, updated_at, id, previous version) in
-        the statement's order; and which columns are JSON."""
-        built = self._sqlite_updates.get(keys)
-        if built is None:
-            compiled = self._update_statement(keys).compile(dialect=self.engine.dialect)
-            given = [f"v_{k}" for k in keys] + ["v_version", "v_updated_at", "w_id", "w_prev"]
-            t = TableRow.__table__
-            built = self._sqlite_updates[keys] = (
-                str(compiled),
-                _positions(given, compiled.positiontup),
-                tuple(isinstance(t.c[k].type, JSON) for k in keys),
-            )
-        return built
+    def _sqlite_json_columns(self, keys: tuple[str, ...]) -> tuple[bool, ...]:
+        t = TableRow.__table__
+        return tuple(isinstance(t.c[k].type, JSON) for k in keys)
+
+    def _sqlite_update_many(self, keys: tuple[str, ...], n: int) -> str:
+        """SQLite (3.33 and later): ``_update_statement`` for ``n`` tables at once, one
+        statement instead of ``n``: ``UPDATE tables SET <keys>, version, updated_at FROM
+        (VALUES (...), ...) AS v WHERE id and version = previous``, its rows as
+        :meth:`_sqlite_rows` gives them (SQLite names the columns of ``VALUES`` column1,
+        column2 ...). The rows it changed are the driver's rowcount (a statement that does
+        not start with UPDATE would have none)."""
+        q = self.engine.dialect.identifier_preparer.quote
+        t = TableRow.__table__
+        columns = (*keys, "version", "updated_at")
+        width = len(columns) + 2  # then the id and the previous version
+        row = "(" + ", ".join("?" * width) + ")"
+        table = q(t.name)
+        return (
+            f"UPDATE {table} SET "
+            + ", ".join(f"{q(t.c[c].name)} = v.column{i + 1}" for i, c in enumerate(columns))
+            + f" FROM (VALUES {', '.join([row] * n)}) AS v"
+            f" WHERE {table}.{q(t.c.id.name)} = v.column{width - 1}"
+            f" AND {table}.{q(t.c.version.name)} = v.column{width}"
+        )
+
+    def _sqlite_insert_many(self, n: int) -> tuple[str, Any]:
+        """SQLite: the log insert (``_LOG_INSERT``, compiled once) of ``n`` rows in one
+        statement (its row of parameters repeated), and the getter that puts a row given as
+        (table, seq, entry, time) in its parameters' order."""
+        sql, order = self._sqlite_log_insert()
+        head, values = sql.split(" VALUES ", 1)
+        return f"{head} VALUES {', '.join([values] * n)}", order
+
+    def _sqlite_stats(self, delta: StatsDelta, moment: dt.datetime) -> list[tuple[str, tuple[Any, ...]]]:
+        """SQLite: the statements :meth:`_apply_deltas` runs for ``delta`` (the empty row
+        ``ensure_stats`` inserts if missing, then the delta's update), each compiled once to
+        SQL with positional parameters, and their parameters processed as the ORM binds them."""
+        return [
+            self._sqlite_bound(self._insert_stats_statement(), {"e_profile": delta.profile, "e_now": moment}),
+            self._sqlite_bound(delta.statement(), delta.params(moment)),
+        ]
+
+    def _sqlite_bound(self, statement: Any, params: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+        compiled = self._sqlite_compiled.get(statement)
+        if compiled is None:
+            compiled = self._sqlite_compiled[statement] = statement.compile(dialect=self.engine.dialect)
+        dialect = self.engine.dialect
+        values = compiled.construct_params(params)
+        bound = []
+        for name in compiled.positiontup:
+            process = compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
+            value = values[name]
+            bound.append(value if process is None else process(value))
+        return str(compiled), tuple(bound)
 
     def _sqlite_log_insert(self) -> tuple[str, Any]:
         """SQLite: the log insert (``_LOG_INSERT``) compiled to SQL with positional parameters,

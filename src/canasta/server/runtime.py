@@ -18,8 +18,10 @@ still runs, less often. ``gc.get_stats()`` and the ``python_gc_*`` metrics show 
 from __future__ import annotations
 
 import gc
+import sys
 
 YOUNG_THRESHOLD = 50_000
+SWITCH_SECONDS = 0.0005
 OLDER_THRESHOLDS = (20, 10)
 
 
@@ -28,3 +30,4 @@ def tune_gc() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, *OLDER_THRESHOLDS)
+    sys.setswitchinterval(SWITCH_SECONDS)
