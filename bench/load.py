@@ -21,6 +21,12 @@ judge which side was the limit on a machine where both share the cores. ``server
 says how late each node's event loop ran: a small lag beside a large round trip means the time
 went elsewhere (the generator, or waiting for a core).
 
+A node chooses its computer seats' moves in worker processes of its own (``--computer-processes``,
+by default the server's: one per core but one): ``computer_cpu_pct`` is their CPU (per node, the
+workers alive at the end), ``computer_rss_mb`` their memory, and ``node_cpu_ms_per_action`` the
+server's and its workers' CPU together per human action. ``--difficulty`` sets the computer
+seats' level (Normal by default).
+
 With ``--nodes K`` (K > 1) it starts K server processes on one database (``--db``, a PostgreSQL
 URL) and one Redis (``--redis``): each table is created on node ``i % K`` (which owns it), and
 its browser connects to a node drawn at random, so about (K-1)/K of the sockets are forwarded
@@ -58,6 +64,7 @@ config = ServerConfig(
     sockets_per_address=n, socket_opens_per_minute_per_address=n,
     min_bot_delay_ms=int(sys.argv[3]), live_tables=20000,
     redis_url=redis, single_node=redis is None,
+    computer_processes=int(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None,
 )
 app = create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config)
 tune_gc()  # as canasta serve does
@@ -66,8 +73,13 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", acc
 """
 
 
-def load_server(db: str, bot_delay_ms: int, redis: str | None = None) -> ServerProcess:
-    return ServerProcess(db, SERVER, (str(bot_delay_ms), redis or ""))
+def load_server(
+    db: str, bot_delay_ms: int, redis: str | None = None, computer_processes: int | None = None
+) -> ServerProcess:
+    """A server for the probe; ``computer_processes``: its computer workers (None: the
+    server's default)."""
+    extra = "" if computer_processes is None else str(computer_processes)
+    return ServerProcess(db, SERVER, (str(bot_delay_ms), redis or "", extra))
 
 
 try:  # the generator decodes every message: the fast decoder when it is installed
@@ -183,6 +195,27 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (a node's computer workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def metrics_text(node: ServerProcess) -> str:
     """The node's Prometheus metrics now."""
     import urllib.request
@@ -235,6 +268,7 @@ def run_load(
     seconds: float,
     seed: int,
     clients: int = 2,
+    difficulty: str = "normal",
 ) -> dict[str, Any]:
     nodes = servers if isinstance(servers, list) else [servers]
     rng = random.Random(seed)
@@ -242,7 +276,7 @@ def run_load(
     cookies = [nodes[i % len(nodes)].session() for i in range(tables)]
     ids = [
         nodes[i % len(nodes)].post(
-            "/api/tables", {"mode": "computer", "preset": "classic", "difficulty": "normal"}, c
+            "/api/tables", {"mode": "computer", "preset": "classic", "difficulty": difficulty}, c
         )["table"]
         for i, c in enumerate(cookies)
     ]
@@ -266,11 +300,24 @@ def run_load(
         futures = [pool.submit(_client_process, share, think, start, until) for share in shares]
         time.sleep(max(0.0, start - time.time()))
         server_cpu = [cpu_seconds(pid) for pid in pids]
+        workers = [{w: cpu_seconds(w) for w in children(pid)} for pid in pids]
         texts = [metrics_text(s) for s in nodes]
         lag = [loop_lag_buckets(t) for t in texts]
         changes = sum(changes_committed(t) for t in texts)
         time.sleep(max(0.0, until - time.time()))  # the run's window: what is counted
         server_cpu = [cpu_seconds(pid) - c for pid, c in zip(pids, server_cpu, strict=True)]
+        # the computer workers alive at the end (one started during the run counts whole)
+        worker_cpu = []
+        worker_rss = 0.0
+        for pid, before in zip(pids, workers, strict=True):
+            total = 0.0
+            for w in children(pid):
+                try:
+                    total += cpu_seconds(w) - before.get(w, 0.0)
+                    worker_rss += _rss_mb(w)
+                except OSError:  # pragma: no cover - it ended meanwhile
+                    pass
+            worker_cpu.append(total)
         texts = [metrics_text(s) for s in nodes]
         lag = [lag_p99_ms(b, loop_lag_buckets(t)) for b, t in zip(lag, texts, strict=True)]
         changes = sum(changes_committed(t) for t in texts) - changes
@@ -303,6 +350,11 @@ def run_load(
         "server_cpu_pct": [round(100 * c / elapsed, 1) for c in server_cpu],
         "server_loop_lag_p99_ms": lag,
         "server_cpu_ms_per_action": round(1000 * sum(server_cpu) / actions, 2) if actions else None,
+        "computer_cpu_pct": [round(100 * c / elapsed, 1) for c in worker_cpu],
+        "computer_rss_mb": round(worker_rss, 1),
+        "node_cpu_ms_per_action": (
+            round(1000 * (sum(server_cpu) + sum(worker_cpu)) / actions, 2) if actions else None
+        ),
         "clients": clients,
         "client_cpu_pct": round(100 * client_cpu / elapsed, 1),
     }
@@ -318,6 +370,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--db", default=None)
     p.add_argument("--redis", default=None, help="the Redis of several nodes (redis://127.0.0.1:6379/0)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--difficulty", default="normal", choices=("beginner", "normal", "expert"))
+    p.add_argument(
+        "--computer-processes", type=int, default=None,
+        help="each server's computer workers (default: the server's own default; 0: none)",
+    )
     p.add_argument("--clients", type=int, default=2, help="processes simulating the browsers")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
@@ -331,7 +388,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--tables 1..2000, --seconds up to 300, --think >= 0 (a bounded probe)")
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or str(Path(tmp) / "load.sqlite3")
-        servers = [load_server(db, args.bot_delay_ms, args.redis if args.nodes > 1 else None) for _ in range(args.nodes)]
+        servers = [
+            load_server(
+                db, args.bot_delay_ms, args.redis if args.nodes > 1 else None, args.computer_processes
+            )
+            for _ in range(args.nodes)
+        ]
         try:
             for server in servers:
                 server.start()
@@ -342,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
                 seconds=args.seconds,
                 seed=args.seed,
                 clients=args.clients,
+                difficulty=args.difficulty,
             )
         finally:
             for server in servers:
