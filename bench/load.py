@@ -209,6 +209,17 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def _cpu_of(pids: list[int]) -> dict[int, float]:
+    """CPU seconds of each of ``pids`` still running."""
+    found = {}
+    for pid in pids:
+        try:
+            found[pid] = cpu_seconds(pid)
+        except OSError:  # it ended meanwhile
+            pass
+    return found
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -300,7 +311,7 @@ def run_load(
         futures = [pool.submit(_client_process, share, think, start, until) for share in shares]
         time.sleep(max(0.0, start - time.time()))
         server_cpu = [cpu_seconds(pid) for pid in pids]
-        workers = [{w: cpu_seconds(w) for w in children(pid)} for pid in pids]
+        workers = [_cpu_of(children(pid)) for pid in pids]
         texts = [metrics_text(s) for s in nodes]
         lag = [loop_lag_buckets(t) for t in texts]
         changes = sum(changes_committed(t) for t in texts)

@@ -108,7 +108,7 @@ def test_the_process_answers_each_line_in_order_until_its_input_ends() -> None:
         "not json",
         "[1, 2]",
         json.dumps({"forget": "t"}),
-        json.dumps({**ask, "id": 2, "actions": []}),
+        json.dumps({**ask, "id": 2, "table": "u", "actions": []}),
     ]
     out = io.BytesIO()
     serve(io.BytesIO(("\n".join(lines) + "\n").encode()), out)
@@ -148,3 +148,29 @@ def test_an_expert_request_searches_for_what_is_left_of_the_wait() -> None:
     assert player.time_budget == DEFAULT_TIME  # type: ignore[attr-defined]
     worker.handle({**ask, "sent": time.time(), "within": 0.3})
     assert LEAST_SEARCH < player.time_budget <= 0.3  # type: ignore[attr-defined]
+
+
+def test_of_several_requests_of_one_table_read_together_only_the_last_is_chosen() -> None:
+    game = Game(Settings.preset("classic"), seed=9)
+    while len(game.state.legal_actions()) == 1:
+        game.apply(game.state.legal_actions()[0])
+    first = game.state.turn
+    ask = {"table": "t", "level": "normal", "seed": 3}
+    record = game.to_record()
+    chosen = make_player("normal", seed=3).choose(game.state.view(first))
+    after = game.state.copy()
+    after.apply(chosen)
+    lines = [
+        # a flood: the same position asked for again and again (each would be a search)
+        *(json.dumps({**ask, "id": n, "seat": first, "record": record, "actions": [], "at": [1, len(game.hands[-1].actions)]}) for n in range(1, 4)),
+        json.dumps({**ask, "id": 4, "table": "other", "seat": first, "record": record, "actions": [], "at": [1, len(game.hands[-1].actions)]}),
+        # then the next position of "t": the moves in between are applied to its copy
+        json.dumps({**ask, "id": 5, "seat": after.turn, "actions": [action_to_text(chosen)], "at": [1, len(game.hands[-1].actions) + 1]}),
+    ]
+    out = io.BytesIO()
+    serve(io.BytesIO(("\n".join(lines) + "\n").encode()), out)
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [a["id"] for a in answers] == [1, 2, 3, 4, 5]
+    assert [a.get("error") for a in answers] == ["superseded"] * 3 + [None, None]
+    assert answers[3]["action"] == action_to_text(chosen)
+    assert after.check(action_from_text(answers[4]["action"])) is None

@@ -140,6 +140,7 @@ async def test_a_batch_saves_what_one_change_at_a_time_saves(db_url: str) -> Non
 
         assert await batch([1] * 6) == [None] * 6  # one batch, every change current
         sqlite = db_url.startswith("sqlite")  # (PostgreSQL's own path is one statement anyway)
+        assert store._sqlite_one_call is sqlite  # SQLite writes its batches in one call
         assert one_by_one == [] or not sqlite  # written together
         for i in range(6):
             await check(i, 1)

@@ -55,10 +55,28 @@ def _play(url: str, config: Any, *, seed: int, difficulty: str = "normal", human
         return history, moves, c.app
 
 
-def test_workers_choose_the_moves_the_server_process_chooses(sqlite_url: str, tmp_path: Any) -> None:
+def _count_requests(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every request the tables send their workers, as sent."""
+    sent: list[dict[str, Any]] = []
+    ask = thinkers.Thinkers.ask
+
+    def spy(self: Any, index: int, request: dict[str, Any], wait: float | None = None) -> Any:
+        sent.append(request)
+        return ask(self, index, request, wait)
+
+    monkeypatch.setattr(thinkers.Thinkers, "ask", spy)
+    return sent
+
+
+def test_workers_choose_the_moves_the_server_process_chooses(
+    sqlite_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     here, here_moves, _ = _play(sqlite_url, _config(computer_processes=0), seed=7)
     other = f"sqlite+aiosqlite:///{tmp_path / 'other.sqlite3'}"
+    sent = _count_requests(monkeypatch)
     there, there_moves, app = _play(other, _config(computer_processes=1), seed=7)
+    # the whole record once (the first question of the hand), then only the moves since
+    assert sum("record" in r for r in sent) == 1 and len(sent) == there_moves["worker"]
     assert here == there  # every event of the hand, the computer seats' included
     assert here_moves.get("loop", 0) > 10 and "worker" not in here_moves
     assert there_moves.get("worker", 0) == here_moves["loop"] and "loop" not in there_moves
@@ -121,3 +139,64 @@ def test_a_worker_answering_nonsense_is_not_obeyed(sqlite_url: str, monkeypatch:
     _, moves, _ = _play(sqlite_url, _config(computer_processes=1), seed=9)
     assert "worker" not in moves and moves.get("loop", 0) > 10, moves
     assert "first_legal" not in moves
+
+
+def test_a_change_that_leaves_the_position_asks_the_worker_nothing_again(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = _count_requests(monkeypatch)
+    with client(sqlite_url, config=_config(computer_processes=1)) as c:
+        table = create_table(c, mode="computer", preset="classic", difficulty="expert", seed=4)
+        with c.websocket_connect(f"/ws/tables/{table}") as ws:
+            msg = receive_until(ws, my_turn)
+            send(ws, type="settings", delay_ms=10_000)  # the computer seats wait 10 s a move
+            receive(ws)
+            rng = random.Random(1)
+            while msg["view"]["turn"] == msg["view"]["seat"]:  # to the end of the human's turn
+                send(ws, type="action", version=msg["version"], action=pick(msg["view"]["legal"], rng))
+                msg = receive(ws)
+            # paused, the next computer seat makes one move (its draw), then plays on: it is
+            # asked for its discard, a choice
+            send(ws, type="pause")
+            paused = receive(ws)
+            before = len(sent)
+            send(ws, type="step", version=paused["version"])
+            msg = receive(ws)
+            assert msg["type"] == "state" and msg["change"] == "action", msg
+            send(ws, type="resume")
+            receive(ws)
+            asked = len(sent)
+            assert asked == before + 1  # the discard asked for once
+            for _ in range(20):  # a flood of changes that leave the position as it was
+                send(ws, type="pause")
+                receive(ws)
+                send(ws, type="resume")
+                receive(ws)
+            assert len(sent) == asked
+
+
+def test_a_late_worker_leaves_a_searching_seat_its_guides_move(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(thinkers, "_COMMAND", "import sys\nfor line in sys.stdin: pass")
+    monkeypatch.setattr("canasta.server.table.WORKER_MARGIN", 0.2)
+    monkeypatch.setattr("canasta.server.table.SEARCH_SECONDS", 0.1)
+    config = _config(computer_processes=1, computer_timeout_seconds=600.0)
+    with client(sqlite_url, config=config) as c:
+        table = create_table(c, mode="computer", preset="two-player", difficulty="expert", seed=6)
+        with c.websocket_connect(f"/ws/tables/{table}") as ws:
+            msg = receive(ws)
+            rng = random.Random(2)
+            turns = 0
+            while turns < 3:  # three of the computer's turns, each waiting for the worker
+                if not my_turn(msg):
+                    msg = receive_until(ws, my_turn)
+                    turns += 1
+                assert msg["view"]["phase"] != "over"
+                send(ws, type="action", version=msg["version"], action=pick(msg["view"]["legal"], rng))
+                msg = receive(ws)
+                assert msg["type"] == "state", msg
+        moves = _moves(c.get("/metrics").text)
+        # chosen here, quickly: no worker move, no failure, and the (silent) worker not stopped
+        assert "worker" not in moves and moves.get("loop", 0) >= 1, moves
+        assert c.app.state.tables.thinkers._workers[0].generation == 1

@@ -24,8 +24,9 @@ the last one for that table:
   queue of searches answers later only by a little and plays more on its guide.
 
 The answer is ``{"id": 7, "action": "discard 7H"}``, or ``{"id": 7, "error": "resync"}`` when
-the copy is missing or differs from ``at`` (send the record), or ``{"id": 7, "error":
-"failed", "message": ...}``. ``{"forget": "t1"}`` drops a table's copy and has no answer.
+the copy is missing or differs from ``at`` (send the record), ``{"id": 7, "error":
+"superseded"}`` when a later request of the same table had arrived with it (only the latest is
+chosen), or ``{"id": 7, "error": "failed", "message": ...}``. ``{"forget": "t1"}`` drops a table's copy and has no answer.
 At most :data:`MAX_TABLES` copies are kept (the least recently used go first). The process
 ends when its input does.
 """
@@ -33,6 +34,7 @@ ends when its input does.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 from collections import OrderedDict
@@ -71,18 +73,20 @@ class Worker:
     def __len__(self) -> int:
         return len(self._copies)
 
-    def handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
-        """The answer to one request (None for ``forget``)."""
+    def handle(self, request: dict[str, Any], *, superseded: bool = False) -> dict[str, Any] | None:
+        """The answer to one request (None for ``forget``). ``superseded``: a later request
+        of the same table is already waiting, so this one only brings the copy up to date
+        and is answered ``superseded`` without a choice."""
         if "forget" in request:
             self._copies.pop(str(request["forget"]), None)
             return None
         rid = request.get("id")
         try:
-            return {"id": rid, **self._choose(request)}
+            return {"id": rid, **self._choose(request, superseded)}
         except Exception as e:  # a bad request or a player's failure: the server plays on
             return {"id": rid, "error": "failed", "message": f"{type(e).__name__}: {e}"[:300]}
 
-    def _choose(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _choose(self, request: dict[str, Any], superseded: bool = False) -> dict[str, Any]:
         table = str(request["table"])
         copy = self._copies.get(table)
         if "record" in request:
@@ -104,6 +108,8 @@ class Worker:
         if len(game.hands) != hands or len(game.hands[-1].actions) != actions:
             del self._copies[table]
             return {"error": "resync"}
+        if superseded:
+            return {"error": "superseded"}
         seat = int(request["seat"])
         state = game.state
         if state.is_over or state.turn != seat:
@@ -121,23 +127,45 @@ class Worker:
 
 
 def serve(source: IO[bytes], sink: IO[bytes], worker: Worker | None = None) -> None:
-    """Answer every request line of ``source`` on ``sink`` until ``source`` ends."""
+    """Answer every request line of ``source`` on ``sink``, in order, until ``source`` ends.
+    The lines read at once (all that had arrived) are handled together."""
     worker = worker or Worker()
-    for line in source:
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise ValueError("a request is a JSON object")
-        except ValueError as e:
-            answer: dict[str, Any] | None = {"id": None, "error": "failed", "message": str(e)[:300]}
-        else:
-            answer = worker.handle(request)
-        if answer is not None:
-            sink.write(json.dumps(answer, separators=(",", ":")).encode() + b"\n")
+    rest = b""
+    while True:
+        chunk = source.read1(1 << 16)  # type: ignore[attr-defined]
+        if not chunk:
+            break
+        *lines, rest = (rest + chunk).split(b"\n")
+        parsed: list[dict[str, Any] | str] = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise ValueError("a request is a JSON object")
+            except ValueError as e:
+                parsed.append(str(e)[:300])
+            else:
+                parsed.append(request)
+        # of several requests of one table read together only the last is chosen (a table
+        # waits only for its latest): a flood of requests costs no search
+        last = {str(r.get("table")): i for i, r in enumerate(parsed) if isinstance(r, dict) and "id" in r}
+        answers: list[dict[str, Any]] = []
+        for i, item in enumerate(parsed):
+            if isinstance(item, str):
+                answers.append({"id": None, "error": "failed", "message": item})
+                continue
+            superseded = "id" in item and last.get(str(item.get("table"))) != i
+            answer = worker.handle(item, superseded=superseded)
+            if answer is not None:
+                answers.append(answer)
+        if answers:
+            sink.write(b"".join(json.dumps(a, separators=(",", ":")).encode() + b"\n" for a in answers))
             sink.flush()
 
 
 def main() -> None:
+    # the server stops its workers itself: a Ctrl-C at its terminal is not theirs to take
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     serve(sys.stdin.buffer, sys.stdout.buffer)

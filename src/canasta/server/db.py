@@ -344,6 +344,17 @@ def _sqlite_time(dialect: Any, moment: dt.datetime) -> Any:
     return moment if process is None else process(moment)
 
 
+def _aiosqlite_calls() -> bool:
+    """Whether aiosqlite runs a function in a connection's thread as this store calls it."""
+    try:
+        from aiosqlite import Connection
+    except ImportError:  # pragma: no cover - a dependency of the server
+        return False
+    return callable(getattr(Connection, "_execute", None)) and isinstance(
+        getattr(Connection, "_conn", None), property
+    )
+
+
 #: rows per statement of SQLite's batch (each row has a dozen parameters: SQLite allows 32,766)
 _SQLITE_ROWS = 500
 
@@ -411,9 +422,14 @@ class Store:
         #: batch (``_sqlite_in_one_call``): the ORM's work per row was about a third of the
         #: CPU that saving a change costs
         self._sqlite = url.startswith("sqlite")
-        #: (its UPDATE … FROM needs SQLite 3.33; an older one takes the ORM's path)
+        #: (its UPDATE … FROM needs SQLite 3.33, and the call aiosqlite's own ``_execute``; an
+        #: older SQLite, another driver or a shared in-memory database takes the ORM's path)
         self._sqlite_one_call = (
-            self._sqlite and self._multi_rowcount and sqlite3.sqlite_version_info >= (3, 33)
+            self._sqlite
+            and self._multi_rowcount
+            and sqlite3.sqlite_version_info >= (3, 33)
+            and ":memory:" not in url
+            and _aiosqlite_calls()
         )
         self._sqlite_insert: tuple[str, Any] | None = None
         #: other statements compiled for SQLite's one-call batch, by statement
@@ -844,8 +860,9 @@ class Store:
         def write(db: sqlite3.Connection) -> None:  # in the driver's thread
             cursor = db.cursor()
             try:
-                if not db.in_transaction:
-                    cursor.execute("BEGIN IMMEDIATE")
+                if db.in_transaction:  # never commit what another caller began
+                    raise RuntimeError("the connection is already in a transaction")
+                cursor.execute("BEGIN IMMEDIATE")
                 for sql, params, rows in statements:
                     cursor.execute(sql, params)
                     if rows >= 0 and cursor.rowcount != rows:

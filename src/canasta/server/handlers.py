@@ -62,6 +62,7 @@ class Handlers:
     seq: int
     _players: dict[int, Any]
     _seeds: dict[int, int]
+    _quick_players: dict[int, Any]
     _timer: asyncio.TimerHandle | None
     _replying: Any
     _online_next_hand: Any
@@ -219,6 +220,7 @@ class Handlers:
         finished = self.game.to_record()  # kept in the log: the match stays replayable
         self.game = FairGame(self.game.settings)
         self._players.clear()
+        self._quick_players.clear()
         self._seeds.clear()
         self.hands_counted = 0
         self.match_counted = False

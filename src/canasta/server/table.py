@@ -55,6 +55,10 @@ _INLINE_LEVELS = frozenset({"random", "beginner", "normal"})
 #: own budget
 SEARCH_SECONDS = DEFAULT_TIME
 
+#: how much longer than its pace (and its search) a table waits for its worker's move before
+#: choosing without it
+WORKER_MARGIN = 2.0
+
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
 
@@ -213,9 +217,13 @@ class Table(Seating, Handlers, Online):
         #: what this table's worker was last sent: (game, hands, actions of the last hand,
         #: the worker's generation); a request carries only what was played since
         self._mirror: tuple[Game, int, int, int] | None = None
-        #: the computer move asked for at schedule time: (version, legal actions, the
-        #: worker's answer to come, or None when the move is forced)
-        self._thought: tuple[int, list[Action], asyncio.Future[dict[str, Any]] | None] | None = None
+        #: the computer move asked for at schedule time: (the position, its legal actions, the
+        #: worker's answer to come or None when the move is forced); a change that leaves the
+        #: position as it was (pause, resume, settings ...) asks nothing again
+        self._thought: tuple[tuple[Any, ...], list[Action], asyncio.Future[dict[str, Any]] | None] | None = None
+        #: stand-ins that choose quickly (Normal, the search's guide) for a searching seat
+        #: whose worker is late
+        self._quick_players: dict[int, ComputerPlayer] = {}
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         #: statistics a command adds to the next save (a player leaving an online match)
@@ -800,6 +808,7 @@ class Table(Seating, Handlers, Online):
         self._restore(saved)
         self._extra_deltas = []
         self._players.clear()
+        self._quick_players.clear()
         self._seeds.clear()
 
     def _storage_lost(self) -> None:
@@ -918,9 +927,11 @@ class Table(Seating, Handlers, Online):
             "seed": self._seed(seat),
             "at": [len(hands), n],
         }
+        wait = self.delay_ms / 1000 + WORKER_MARGIN
         if request["level"] not in _INLINE_LEVELS:  # a search: as long as the seat's pace allows
             request["sent"] = time.time()
             request["within"] = self.delay_ms / 1000 + SEARCH_SECONDS
+            wait += SEARCH_SECONDS
         sent = self._mirror
         if sent is not None and sent[0] is game and sent[1] == len(hands) and sent[2] <= n and sent[3] == generation:
             request["actions"] = [action_to_text(a) for a in played[sent[2] :]]
@@ -928,21 +939,31 @@ class Table(Seating, Handlers, Online):
             request["record"] = game.to_record()
             request["actions"] = []
         self._mirror = (game, len(hands), n, generation)
-        return thinkers.ask(index, request)
+        return thinkers.ask(index, request, wait)
 
-    async def _choose_here(self, seat: int, legal: list[Action]) -> tuple[Action, str]:
+    async def _choose_here(self, seat: int, legal: list[Action], *, quick: bool = False) -> tuple[Action, str]:
         """The seat's move chosen in this process, and how: ``loop``, or ``first_legal`` when
-        the player fails (a player must never stop a table)."""
+        the player fails (a player must never stop a table). ``quick`` (the worker was late:
+        the workers are overloaded): a searching seat plays its guide's move, Normal's, rather
+        than search here too."""
         view = self.game.state.view(seat, legal)
         try:
+            if quick and (self.seats[seat].level or "normal") not in _INLINE_LEVELS:
+                player = self._quick_players.get(seat)
+                if player is None:
+                    player = self._quick_players[seat] = make_computer("normal", self._seed(seat))
+                return player.choose(view), "loop"
             return await self._choose(seat, view), "loop"
         except Exception:
             log.exception("table %s: computer seat %d failed; playing its first legal action", self.id, seat)
             return legal[0], "first_legal"
 
-    async def _worker_choice(self, seat: int, answer: asyncio.Future[dict[str, Any]]) -> Action | None:
+    async def _worker_choice(
+        self, seat: int, answer: asyncio.Future[dict[str, Any]]
+    ) -> tuple[Action | None, bool]:
         """The worker's move, once it answers (asked again with the record when its copy was
-        stale); None when it cannot give one: the table then chooses on its own."""
+        stale), and whether it was late; no move when it cannot give one: the table then
+        chooses on its own."""
         reply = await answer
         if reply.get("error") == "resync":
             self._mirror = None
@@ -952,7 +973,7 @@ class Table(Seating, Handlers, Online):
         text = reply.get("action")
         if isinstance(text, str):
             try:
-                return action_from_text(text)
+                return action_from_text(text), False
             except Exception:
                 reply = {"error": "failed", "message": f"an unreadable action {text[:80]!r}"}
         self._mirror = None
@@ -963,7 +984,12 @@ class Table(Seating, Handlers, Online):
             reply.get("error"),
             reply.get("message"),
         )
-        return None
+        return None, reply.get("error") == "late"
+
+    def _position(self) -> tuple[Any, ...]:
+        """What a computer move depends on: the game, its hand and the actions played."""
+        game = self.game
+        return (game, len(game.hands), len(game.hands[-1].actions))
 
     def _schedule_bot(self) -> None:
         st = self.game.state
@@ -977,8 +1003,10 @@ class Table(Seating, Handlers, Online):
             return
         item = _BotTurn(self.seq)
         if self.thinkers is not None:  # the worker thinks while the seat's delay runs
-            legal = st.legal_actions()
-            self._thought = (self.seq, legal, self._ask_worker(st.turn) if len(legal) > 1 else None)
+            position = self._position()
+            if self._thought is None or self._thought[0] != position:
+                legal = st.legal_actions()
+                self._thought = (position, legal, self._ask_worker(st.turn) if len(legal) > 1 else None)
         if self.delay_ms <= 0:
             self.queue.put_nowait(item)
         else:
@@ -991,14 +1019,15 @@ class Table(Seating, Handlers, Online):
     async def _bot_turn(self, version: int, *, step: bool = False) -> None:
         """A computer seat's move (``step``: one move asked for while the table is paused)."""
         st = self.game.state
-        thought, self._thought = self._thought, None
-        if version != self.seq or (self.paused and not step) or not self.storage_ok or st.is_over:
+        if version != self.seq or (self.paused and not step) or not self.storage_ok or st.is_over or self.defunct:
             return
         seat = st.turn
         if not self.bot_plays(seat):
             return
         answer = None
-        if thought is not None and thought[0] == version:
+        thought = self._thought
+        if thought is not None and thought[0] == self._position():
+            self._thought = None
             legal, answer = thought[1], thought[2]
         else:
             legal = st.legal_actions()
@@ -1008,11 +1037,13 @@ class Table(Seating, Handlers, Online):
         else:
             if answer is None:
                 answer = self._ask_worker(seat)
-            chosen = None if answer is None else await self._worker_choice(seat, answer)
+            chosen, late = (None, False) if answer is None else await self._worker_choice(seat, answer)
+            if self.defunct or not self.storage_ok:  # while it waited: the table is given up
+                return
             if chosen is not None:
                 action, how = chosen, "worker"
             else:
-                action, how = await self._choose_here(seat, legal)
+                action, how = await self._choose_here(seat, legal, quick=late)
         try:  # checked once, by the core as it applies it
             self.game.apply(action)
         except IllegalAction:

@@ -464,7 +464,7 @@ class Tables:
         async with self._lock:
             tables = list(self._live.values())
             self._live.clear()
+        if self.thinkers is not None:  # first: a table waiting for its worker stops at once
+            await self.thinkers.close()
         for table in tables:
             await self._unload(table)
-        if self.thinkers is not None:
-            await self.thinkers.close()

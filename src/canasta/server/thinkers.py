@@ -9,9 +9,17 @@ its seed. The table asks as soon as a computer seat is to move, so the worker th
 seat's pace delay runs.
 
 The answer is a proposal: the table applies it through the core, which refuses anything
-illegal, and a worker that fails, answers late or dies only sends the table back to choosing
-on the event loop, as it did without workers (``Table._choose``). A dead worker is started
-again on a later request (at most once every :data:`RESTART_SECONDS`).
+illegal, and a worker that fails or dies only sends the table back to choosing on the event
+loop, as it did without workers (``Table._choose``). A dead worker is started again on a later
+request (at most once every :data:`RESTART_SECONDS`).
+
+Load and floods: a table asks once per position (a change that leaves the position alone, a
+pause or a resume, asks nothing again), and a worker that finds several requests of one table
+waiting chooses only for the last. Each request has a deadline (the seat's pace, its search,
+and a margin): past it the request is answered ``late`` and the table plays without it (a
+searching seat plays its guide's quick move rather than search on the event loop). A worker is
+stopped only when it has answered nothing for ``timeout`` seconds while requests wait: busy
+is not hung.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import os
 import sys
 import time
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +50,28 @@ _COMMAND = "from canasta.bots.worker import main; main()"
 
 
 def default_processes() -> int:
-    """Worker processes for a server that does not say: one per core but the event loop's,
-    at most four (none on a single core, where they would only take turns with the loop)."""
-    return max(0, min(4, (os.cpu_count() or 1) - 1))
+    """Worker processes for a server that does not say: one per core it may run on but the
+    event loop's, at most four (none on a single core, where they would only take turns with
+    the loop)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cores = os.cpu_count() or 1
+    return max(0, min(4, cores - 1))
 
 
 def _gone(why: str) -> dict[str, Any]:
     return {"error": "gone", "message": why}
+
+
+@dataclass(slots=True, eq=False)
+class _Pending:
+    future: asyncio.Future[dict[str, Any]]
+    #: when the table stops waiting for it (then answered ``late``)
+    deadline: float
+    #: the process it was written to (None while it waits for the process to start)
+    proc: asyncio.subprocess.Process | None
+    written: float
 
 
 class _Worker:
@@ -58,12 +82,14 @@ class _Worker:
         #: a new number each time the process is started: its copies of the matches are new
         self.generation = 0
         self.proc: asyncio.subprocess.Process | None = None
-        self.pending: dict[int, tuple[asyncio.Future[dict[str, Any]], float]] = {}
+        self.pending: dict[int, _Pending] = {}
         self.reader: asyncio.Task[None] | None = None
         self.starting: asyncio.Task[None] | None = None
         #: requests written before the process was up: sent once it is
-        self.backlog: list[bytes] = []
+        self.backlog: list[tuple[int, bytes]] = []
         self.started_at = -RESTART_SECONDS
+        #: when the process last answered (a worker that answers is busy, not hung)
+        self.answered_at = 0.0
 
     @property
     def running(self) -> bool:
@@ -90,11 +116,15 @@ class Thinkers:
         return zlib.crc32(table_id.encode()) % len(self._workers)
 
     def generation(self, index: int) -> int:
-        return self._workers[index].generation
+        """The number of the process a request to worker ``index`` reaches now (the next one
+        when it is not running: a request starts it)."""
+        worker = self._workers[index]
+        return worker.generation + (0 if worker.running else 1)
 
-    def ask(self, index: int, request: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+    def ask(self, index: int, request: dict[str, Any], wait: float | None = None) -> asyncio.Future[dict[str, Any]]:
         """Send ``request`` to worker ``index``; the future gets its answer (never an
-        exception: ``{"error": "gone", ...}`` when the worker cannot answer)."""
+        exception: ``{"error": "gone", ...}`` when the worker cannot answer, ``{"error":
+        "late"}`` when it has not answered within ``wait`` seconds, by default ``timeout``)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
         worker = self._workers[index]
@@ -109,11 +139,14 @@ class Thinkers:
         self._ids += 1
         rid = self._ids
         line = dumps_bytes({**request, "id": rid}) + b"\n"
-        worker.pending[rid] = (future, time.monotonic())
+        now = time.monotonic()
+        pending = _Pending(future, now + (self.timeout if wait is None else wait), None, now)
+        worker.pending[rid] = pending
         if worker.starting is not None:
-            worker.backlog.append(line)
+            worker.backlog.append((rid, line))
         else:
             assert worker.proc is not None and worker.proc.stdin is not None
+            pending.proc = worker.proc
             worker.proc.stdin.write(line)
         if self._watch is None:
             self._watch = loop.create_task(self._watch_forever(), name="thinkers-watch")
@@ -136,6 +169,7 @@ class Thinkers:
                 worker.starting.cancel()
                 with contextlib.suppress(BaseException):
                     await worker.starting
+                worker.starting = None
             await self._stop(worker, "the server is stopping", wait=True)
 
     # ------------------------------------------------------------------ the processes
@@ -164,9 +198,14 @@ class Thinkers:
         worker.proc = proc
         worker.generation += 1
         worker.starting = None
+        worker.answered_at = time.monotonic()
         assert proc.stdin is not None
-        for line in worker.backlog:
-            proc.stdin.write(line)
+        for rid, line in worker.backlog:
+            waiting = worker.pending.get(rid)
+            if waiting is not None:
+                waiting.proc = proc
+                waiting.written = worker.answered_at
+                proc.stdin.write(line)
         worker.backlog.clear()
         worker.reader = asyncio.get_running_loop().create_task(
             self._read(worker, proc), name=f"thinker-{worker.index}-read"
@@ -180,15 +219,18 @@ class Thinkers:
                 line = await proc.stdout.readline()
                 if not line:
                     break
+                worker.answered_at = time.monotonic()
                 answer = loads(line)
                 waiting = worker.pending.pop(answer.get("id"), None)
-                if waiting is not None and not waiting[0].done():
-                    waiting[0].set_result(answer)
+                if waiting is not None and not waiting.future.done():
+                    waiting.future.set_result(answer)
         except Exception:  # pragma: no cover - a worker writing garbage is stopped
             log.exception("computer worker %d sent an unreadable answer", worker.index)
         if worker.proc is proc:
             worker.reader = None
             await self._stop(worker, "it stopped")
+        else:  # another process already took its place: what this one held is lost
+            self._fail(worker, "it stopped", proc)
 
     async def _stop(self, worker: _Worker, why: str, *, wait: bool = False) -> None:
         proc, worker.proc = worker.proc, None
@@ -204,25 +246,43 @@ class Thinkers:
             try:
                 await asyncio.wait_for(proc.wait(), timeout=3 if wait else 0.5)
             except TimeoutError:
-                proc.kill()
+                with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                    proc.kill()
                 await proc.wait()
         if not self._closed:
             log.warning("computer worker %d: %s (exit %s)", worker.index, why, proc.returncode)
 
-    def _fail(self, worker: _Worker, why: str) -> None:
-        pending, worker.pending = worker.pending, {}
-        worker.backlog.clear()
-        for future, _ in pending.values():
-            if not future.done():
-                future.set_result(_gone(f"computer worker {worker.index}: {why}"))
+    def _fail(self, worker: _Worker, why: str, proc: asyncio.subprocess.Process | None = None) -> None:
+        """Answer ``gone`` to the worker's requests (only those written to ``proc``, if given)."""
+        if proc is None:
+            failed, worker.pending = worker.pending, {}
+            worker.backlog.clear()
+        else:
+            failed = {rid: p for rid, p in worker.pending.items() if p.proc is proc}
+            for rid in failed:
+                del worker.pending[rid]
+        for waiting in failed.values():
+            if not waiting.future.done():
+                waiting.future.set_result(_gone(f"computer worker {worker.index}: {why}"))
 
     async def _watch_forever(self) -> None:
-        """Once a second: a worker whose oldest request waited over ``timeout`` is stopped (its
-        tables choose on the event loop meanwhile)."""
+        """Once a second: a request past its deadline is answered ``late`` (its table chooses
+        without it), and a worker that has answered nothing for ``timeout`` seconds while
+        requests wait is stopped (a busy worker answers; a hung one does not)."""
         while True:
             await asyncio.sleep(1.0)
-            now = time.monotonic()
-            for worker in self._workers:
-                oldest = min((t for _, t in worker.pending.values()), default=now)
-                if now - oldest > self.timeout and worker.proc is not None:
+            try:
+                await self._watch_once(time.monotonic())
+            except Exception:  # pragma: no cover - the watch must go on
+                log.exception("computer workers' watch failed")
+
+    async def _watch_once(self, now: float) -> None:
+        for worker in self._workers:
+            for waiting in worker.pending.values():
+                if now > waiting.deadline and not waiting.future.done():
+                    waiting.future.set_result({"error": "late", "message": "no answer in time"})
+            written = [p.written for p in worker.pending.values() if p.proc is worker.proc]
+            if worker.proc is not None and written:
+                quiet = now - max(worker.answered_at, min(written))
+                if quiet > self.timeout:
                     await self._stop(worker, f"no answer in {self.timeout:.0f} s")
