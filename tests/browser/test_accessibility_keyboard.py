@@ -209,7 +209,9 @@ def test_the_announcer_is_one_persistent_region_that_speaks_moves(page, server):
     wait_my_turn(page)
     assert page.get_attribute("#announcer", "data-mark") == "same"
     text = page.inner_text("#announcer")
-    assert text.endswith("Your turn.")
+    # the deal is random: in about 1 deal of 750 a computer seat goes out before our second
+    # turn (4 in 3,000 simulated), and then the last words are the hand's end
+    assert text.endswith("Your turn.") or text.endswith("The hand is over."), text
     assert "Left opponent" in text and "discarded the" in text
     # nothing else on the table is a live region that the redraws would rebuild
     assert page.locator("#app [aria-live]").count() == 0
