@@ -42,6 +42,14 @@ run(host="127.0.0.1", port=int(sys.argv[2]), db=sys.argv[1], access_log=False)
 """
 
 
+def rss_mb(pid: int) -> float:
+    """The resident memory of process ``pid`` (Linux ``/proc``), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -97,10 +105,7 @@ class ServerProcess:
 
     def rss_mb(self) -> float:
         assert self.proc is not None
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return 0.0
+        return rss_mb(self.proc.pid)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -50,7 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from flood import ServerProcess  # noqa: E402
+from flood import ServerProcess, rss_mb  # noqa: E402
 
 SERVER = """
 import sys, uvicorn
@@ -220,13 +220,6 @@ def _cpu_of(pids: list[int]) -> dict[int, float]:
     return found
 
 
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def metrics_text(node: ServerProcess) -> str:
     """The node's Prometheus metrics now."""
     import urllib.request
@@ -325,7 +318,7 @@ def run_load(
             for w in children(pid):
                 try:
                     total += cpu_seconds(w) - before.get(w, 0.0)
-                    worker_rss += _rss_mb(w)
+                    worker_rss += rss_mb(w)
                 except OSError:  # pragma: no cover - it ended meanwhile
                     pass
             worker_cpu.append(total)

@@ -214,9 +214,9 @@ class Table(Seating, Handlers, Online):
         self._seeds: dict[int, int] = {}
         #: the worker processes that choose computer moves (None: chosen on the event loop)
         self.thinkers: Thinkers | None = None
-        #: what this table's worker was last sent: (game, hands, actions of the last hand,
-        #: the worker's generation); a request carries only what was played since
-        self._mirror: tuple[Game, int, int, int] | None = None
+        #: what this table's worker was last sent: (the position, see ``_position``, and the
+        #: worker's generation); a request carries only what was played since
+        self._mirror: tuple[tuple[Any, ...], int] | None = None
         #: the computer move asked for at schedule time: (the position, its legal actions, the
         #: worker's answer to come or None when the move is forced); a change that leaves the
         #: position as it was (pause, resume, settings ...) asks nothing again
@@ -916,16 +916,13 @@ class Table(Seating, Handlers, Online):
             return None
         index = thinkers.worker_for(self.id)
         generation = thinkers.generation(index)
-        game = self.game
-        hands = game.hands
-        played = hands[-1].actions
-        n = len(played)
+        position = game, hands, n = self._position()
         request: dict[str, Any] = {
             "table": self.id,
             "seat": seat,
             "level": self.seats[seat].level or "normal",
             "seed": self._seed(seat),
-            "at": [len(hands), n],
+            "at": [hands, n],
         }
         wait = self.delay_ms / 1000 + WORKER_MARGIN
         if request["level"] not in _INLINE_LEVELS:  # a search: as long as the seat's pace allows
@@ -933,12 +930,12 @@ class Table(Seating, Handlers, Online):
             request["within"] = self.delay_ms / 1000 + SEARCH_SECONDS
             wait += SEARCH_SECONDS
         sent = self._mirror
-        if sent is not None and sent[0] is game and sent[1] == len(hands) and sent[2] <= n and sent[3] == generation:
-            request["actions"] = [action_to_text(a) for a in played[sent[2] :]]
+        if sent is not None and sent[1] == generation and sent[0][:2] == (game, hands) and sent[0][2] <= n:
+            request["actions"] = [action_to_text(a) for a in game.hands[-1].actions[sent[0][2] :]]
         else:
             request["record"] = game.to_record()
             request["actions"] = []
-        self._mirror = (game, len(hands), n, generation)
+        self._mirror = (position, generation)
         return thinkers.ask(index, request, wait)
 
     async def _choose_here(self, seat: int, legal: list[Action], *, quick: bool = False) -> tuple[Action, str]:
