@@ -55,8 +55,8 @@ from flood import ServerProcess, rss_mb  # noqa: E402
 SERVER = """
 import sys, uvicorn
 from canasta.server import ServerConfig, create_app
-from canasta.server.protocol import MAX_MESSAGE_BYTES
 from canasta.server.runtime import tune_gc
+from canasta.server.transport import uvicorn_options
 n = 10**6
 redis = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
 config = ServerConfig(
@@ -69,7 +69,7 @@ config = ServerConfig(
 app = create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config)
 tune_gc()  # as canasta serve does
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", access_log=False,
-            ws_max_size=MAX_MESSAGE_BYTES)
+            **uvicorn_options())
 """
 
 

@@ -34,6 +34,7 @@ CHROMIUM_ARGS = [
 SERVER_CODE = """
 import json, sys, uvicorn
 from canasta.server import ServerConfig, create_app
+from canasta.server.transport import uvicorn_options
 # known deals (seeds) for the tests, computer seats as fast as the page asks, and suggestions
 # as often as it asks (the tests click Suggest every turn, and turns come faster than a second
 # apart; the limit itself is tested in tests/server, as there); a test may set more (online
@@ -41,7 +42,7 @@ from canasta.server import ServerConfig, create_app
 extra = {"suggest_rate": 1e6, "suggest_burst": 10**6, **(json.loads(sys.argv[4]) if len(sys.argv) > 4 else {})}
 config = ServerConfig(allow_seeds=True, min_bot_delay_ms=0, **extra)
 uvicorn.run(create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config),
-            host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+            host="127.0.0.1", port=int(sys.argv[2]), log_level="warning", **uvicorn_options())
 """
 
 

@@ -36,8 +36,8 @@ def run(
     import uvicorn
 
     from .db import NodeLockTaken, resolve_db_url
-    from .protocol import MAX_MESSAGE_BYTES
     from .runtime import tune_gc
+    from .transport import uvicorn_options
 
     if allowed_hosts is None:
         loopback = host in ("127.0.0.1", "localhost", "::1")
@@ -66,11 +66,11 @@ def run(
             port=port,
             log_level="warning",
             access_log=False,
-            ws_max_size=MAX_MESSAGE_BYTES,
             server_header=False,
             # the client address and scheme from X-Forwarded-* only from these proxies
             proxy_headers=forwarded_allow_ips is not None,
             forwarded_allow_ips=forwarded_allow_ips,
+            **uvicorn_options(),
         )
     except NodeLockTaken as e:  # pragma: no cover - uvicorn reports lifespan failures itself
         print(f"canasta: {e}", file=sys.stderr)

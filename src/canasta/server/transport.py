@@ -1,0 +1,91 @@
+"""How the server's websockets are framed: compression (RFC 7692 permessage-deflate) for the
+large messages only.
+
+Browsers offer permessage-deflate on every socket, and by default every message would then be
+compressed. Most of a table's messages are small: a state patch after a move is a few hundred
+bytes, sent to each player several times a second. Compressing one costs tens of microseconds
+of the event loop (zlib, with a compressor per socket whose memory is cold by the time that
+socket's next message comes); under load that was about a tenth of the server's CPU, to save
+a few hundred bytes a message. A message of at least :data:`COMPRESS_FROM` bytes (a whole state
+on connect, the end of a hand, a replay, the lobby's lists) is still compressed; a smaller one
+goes as it is. RFC 7692 lets a sender choose per message (the first frame's RSV1 bit says which),
+so every client decodes both.
+
+``canasta serve``, the load probe and the browser tests run uvicorn with :func:`uvicorn_options`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.extensions.base import Extension, ServerExtensionFactory
+from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
+from websockets.frames import Frame, Opcode
+from websockets.typing import ExtensionParameter
+
+from .protocol import MAX_MESSAGE_BYTES
+
+#: messages shorter than this (bytes) are sent uncompressed
+COMPRESS_FROM = 2048
+
+_DATA = (Opcode.TEXT, Opcode.BINARY)
+
+
+class LargeOnly(Extension):
+    """The negotiated permessage-deflate, applied to the messages of at least ``least`` bytes
+    sent in one frame (and to every fragmented one); what the client sends is decoded as
+    before."""
+
+    def __init__(self, inner: Extension, least: int = COMPRESS_FROM) -> None:
+        self.inner = inner
+        self.least = least
+        self.name = inner.name
+
+    def decode(self, frame: Frame, *, max_size: int | None = None) -> Frame:
+        return self.inner.decode(frame, max_size=max_size)
+
+    def encode(self, frame: Frame) -> Frame:
+        if frame.fin and frame.opcode in _DATA and len(frame.data) < self.least:
+            return frame  # RSV1 clear: an uncompressed message
+        return self.inner.encode(frame)
+
+
+class LargeOnlyDeflateFactory(ServerExtensionFactory):
+    """Negotiates permessage-deflate as websockets does (``settings``: those of its
+    ``ServerPerMessageDeflateFactory``) and applies it as :class:`LargeOnly`."""
+
+    def __init__(self, least: int = COMPRESS_FROM, **settings: Any) -> None:
+        self.inner = ServerPerMessageDeflateFactory(**settings)
+        self.name = self.inner.name
+        self.least = least
+
+    def process_request_params(
+        self, params: Sequence[ExtensionParameter], accepted_extensions: Sequence[Extension]
+    ) -> tuple[list[ExtensionParameter], Extension]:
+        response, extension = self.inner.process_request_params(params, accepted_extensions)
+        return response, LargeOnly(extension, self.least)
+
+
+class WebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's websocket protocol (the sans-I/O one), with permessage-deflate for large
+    messages only (uvicorn's window and memory settings)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        factories: list[ServerExtensionFactory] = []
+        if self.config.ws_per_message_deflate:
+            factories.append(
+                LargeOnlyDeflateFactory(
+                    server_max_window_bits=12,
+                    client_max_window_bits=12,
+                    compress_settings={"memLevel": 5},
+                )
+            )
+        self.conn.available_extensions = factories
+
+
+def uvicorn_options() -> dict[str, Any]:
+    """The websocket settings every server process passes to uvicorn."""
+    return {"ws": WebSocketProtocol, "ws_max_size": MAX_MESSAGE_BYTES}
