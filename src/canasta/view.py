@@ -99,14 +99,13 @@ class SeatView(TurnFacts):
         """The entries of :meth:`to_json`, the history aside, built from fields that differ
         in ``old``: put over ``old``'s JSON they give this view's (a client that keeps the
         last state is sent only these). Only the entries that can have changed are built."""
-        changed = {
-            f
-            for f, a, b in zip(_COMPARED, _compared(self), _compared(old), strict=True)
-            if a is not b and a != b
-        }
-        if not changed:
+        wanted = 0  # a bit per entry of _ENTRIES to build
+        for uses, a, b in zip(_USED_BY, _compared(self), _compared(old), strict=True):
+            if a is not b and a != b:
+                wanted |= uses
+        if not wanted:
             return {}
-        return {name: build(self) for name, sources, build in _ENTRIES if not changed.isdisjoint(sources)}
+        return {name: build(self) for bit, (name, _, build) in zip(_BITS, _ENTRIES) if wanted & bit}
 
 
 def _pile_json(v: SeatView) -> dict[str, Any]:
@@ -187,6 +186,12 @@ _COMPARED: Final[tuple[str, ...]] = tuple(
     sorted(frozenset().union(*(s for n, s, _ in _ENTRIES if n != "history")))
 )
 _compared: Final = attrgetter(*_COMPARED)
+#: the bit of each entry of _ENTRIES, and for each compared field the entries built from it
+_BITS: Final[tuple[int, ...]] = tuple(1 << k for k in range(len(_ENTRIES)))
+_USED_BY: Final[tuple[int, ...]] = tuple(
+    sum(bit for bit, (n, sources, _) in zip(_BITS, _ENTRIES) if f in sources and n != "history")
+    for f in _COMPARED
+)
 
 
 def meld_json(m: TableMeld, settings: Settings) -> dict[str, Any]:

@@ -198,6 +198,8 @@ class Table(Seating, Handlers, Online):
         #: the number of the last state message built (``sid``: what a patch names as its base)
         self._sids = 0
         #: (game, what the two depend on, fairness_info, the match info): see ``_per_hand``
+        #: (the seats list, its JSON): see ``_seats_json``
+        self._seats_cache: tuple[list[SeatInfo], list[dict[str, Any]]] | None = None
         self._per_hand_cache: (
             tuple[Game, tuple[int, bool, bool], dict[str, Any] | None, dict[str, Any]] | None
         ) = None
@@ -421,13 +423,21 @@ class Table(Seating, Handlers, Online):
             "seat": seat,
             "seeded": self.seeded,
             "storage": "ok" if self.storage_ok else "unavailable",
-            "seats": [s.to_json() for s in self.seats],
+            "seats": self._seats_json(),
             "handoff": self.handoff,
             "can_undo": can_undo,
             "online": self.online_info(None) if self.mode == "online" else None,
             "fairness": fairness,
             "match": match,
         }
+
+    def _seats_json(self) -> list[dict[str, Any]]:
+        """The seats as the table info shows them: one list while ``self.seats`` is the same
+        list (it is replaced, never changed in place), so that states share it."""
+        cached = self._seats_cache
+        if cached is None or cached[0] is not self.seats:
+            cached = self._seats_cache = (self.seats, [s.to_json() for s in self.seats])
+        return cached[1]
 
     def _per_hand(self) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """``fairness_info`` of the game (it hashes) and the match's part of the table info,
