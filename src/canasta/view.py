@@ -105,7 +105,9 @@ class SeatView(TurnFacts):
                 wanted |= uses
         if not wanted:
             return {}
-        return {name: build(self) for bit, (name, _, build) in zip(_BITS, _ENTRIES) if wanted & bit}
+        return {
+            name: build(self) for bit, (name, _, build) in zip(_BITS, _ENTRIES, strict=True) if wanted & bit
+        }
 
 
 def _pile_json(v: SeatView) -> dict[str, Any]:
@@ -189,7 +191,7 @@ _compared: Final = attrgetter(*_COMPARED)
 #: the bit of each entry of _ENTRIES, and for each compared field the entries built from it
 _BITS: Final[tuple[int, ...]] = tuple(1 << k for k in range(len(_ENTRIES)))
 _USED_BY: Final[tuple[int, ...]] = tuple(
-    sum(bit for bit, (n, sources, _) in zip(_BITS, _ENTRIES) if f in sources and n != "history")
+    sum(b for b, (n, sources, _) in zip(_BITS, _ENTRIES, strict=True) if f in sources and n != "history")
     for f in _COMPARED
 )
 

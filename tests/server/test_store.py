@@ -13,7 +13,7 @@ from canasta import Game, Settings
 from canasta.server.db import Base, StatsDelta, Store, resolve_db_url
 from canasta.server.table import Table
 
-from .support import new_profile
+from .support import new_profile, new_table
 
 
 @pytest.mark.asyncio
@@ -115,3 +115,12 @@ def test_database_urls(tmp_path: Path) -> None:
     assert resolve_db_url("postgresql://u@h/db") == "postgresql+asyncpg://u@h/db"
     assert resolve_db_url("postgresql+asyncpg://u@h/db") == "postgresql+asyncpg://u@h/db"
     assert resolve_db_url(None).startswith("sqlite+aiosqlite:///")
+
+
+def test_the_state_saved_with_each_change_has_every_state_field() -> None:
+    """``Table._state_values`` writes its fields out (it runs at every change): it must still
+    give exactly the columns a rollback and a reload put back."""
+    from canasta.server.table import _STATE_FIELDS
+
+    table = new_table(None, "fields")
+    assert set(table._state_values()) == {"game_version", "options", "status", *_STATE_FIELDS}

@@ -357,11 +357,15 @@ class Table(Seating, Handlers, Online):
 
     def _state_values(self) -> dict[str, Any]:
         """The table's current state outside the match record (small: saved with each change)."""
-        return {
+        return {  # the fields of _STATE_FIELDS written out (this runs at every change)
             "game_version": self.version,
             "options": self.options,
             "status": self.status,
-            **{name: getattr(self, name) for name in _STATE_FIELDS},
+            "paused": self.paused,
+            "handoff": self.handoff,
+            "viewer": self.viewer,
+            "hands_counted": self.hands_counted,
+            "match_counted": self.match_counted,
         }
 
     def _restore(self, values: dict[str, Any]) -> None:
@@ -466,14 +470,17 @@ class Table(Seating, Handlers, Online):
         """The state message of one recipient (see :meth:`_whole_state` and :meth:`_as_held`)."""
         return self._as_held(conn, self._whole_state(conn, change))
 
-    def _whole_state(self, conn: Conn | None, change: str) -> _State:
+    def _whole_state(
+        self, conn: Conn | None, change: str, audience: tuple[int | None, bool] | None = None
+    ) -> _State:
         """A full redraw for one recipient, built from that recipient's view only (its
         history's events encoded once each: see :meth:`_history_json`), numbered ``sid``.
 
         A socket that keeps the history (``conn.history_delta``) is sent only the events past
         those it holds, with ``history_from`` saying where they start (0: the whole history),
-        and its mark moves on."""
-        seat = self.view_seat(conn)
+        and its mark moves on. ``audience``: the seat it sees and whether it may undo, when
+        the caller knows them already."""
+        seat, can_undo = (self.view_seat(conn), self._can_undo(conn)) if audience is None else audience
         view = self.game.state.view(seat)
         history, epoch = self._history_json(seat, view.history)
         start = self._history_start(conn, epoch, len(history))
@@ -487,7 +494,7 @@ class Table(Seating, Handlers, Online):
             "version": self.version,
             "change": change,
             "sid": self._sids,
-            "table": self._info(seat, self._can_undo(conn)),
+            "table": self._info(seat, can_undo),
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
         return _State(head, view, entries)
@@ -552,7 +559,10 @@ class Table(Seating, Handlers, Online):
             )
             whole = wholes.get(audience)
             if whole is None:
-                whole = wholes[audience] = (self._whole_state(conn, change), conn.history_mark)
+                whole = wholes[audience] = (
+                    self._whole_state(conn, change, audience[:2]),
+                    conn.history_mark,
+                )
             else:  # the same state: the socket now holds the history the first one holds
                 conn.history_mark = whole[1]
             state = whole[0]
