@@ -21,6 +21,11 @@ judge which side was the limit on a machine where both share the cores. ``server
 says how late each node's event loop ran: a small lag beside a large round trip means the time
 went elsewhere (the generator, or waiting for a core).
 
+The generator's processes run at ``--client-nice`` (10 by default; ``client_nice`` in the JSON):
+they stand in for browsers on other machines, and on a machine with few cores they would
+otherwise take CPU from the node they measure. The node (the server and its workers) keeps its
+priority. ``--client-nice 0`` runs them as the probe did before 5 Dec 2026.
+
 A node chooses its computer seats' moves in worker processes of its own (``--computer-processes``,
 by default the server's: one per core but one): ``computer_cpu_pct`` is their CPU (per node, the
 workers alive at the end), ``computer_rss_mb`` their memory, and ``node_cpu_ms_per_action`` the
@@ -273,6 +278,7 @@ def run_load(
     seed: int,
     clients: int = 2,
     difficulty: str = "normal",
+    client_nice: int = 10,
 ) -> dict[str, Any]:
     nodes = servers if isinstance(servers, list) else [servers]
     rng = random.Random(seed)
@@ -296,7 +302,9 @@ def run_load(
     shares = [jobs[k::clients] for k in range(clients)]
     pids = [s.proc.pid for s in nodes if s.proc is not None]
     ctx = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(clients, mp_context=ctx) as pool:
+    with concurrent.futures.ProcessPoolExecutor(
+        clients, mp_context=ctx, initializer=os.nice, initargs=(client_nice,)
+    ) as pool:
         # the processes start first (spawning one costs a second): the run begins together
         list(pool.map(time.sleep, [0.0] * clients))
         start = time.time() + 1.0
@@ -360,6 +368,7 @@ def run_load(
             round(1000 * (sum(server_cpu) + sum(worker_cpu)) / actions, 2) if actions else None
         ),
         "clients": clients,
+        "client_nice": client_nice,
         "client_cpu_pct": round(100 * client_cpu / elapsed, 1),
     }
 
@@ -380,6 +389,10 @@ def main(argv: list[str] | None = None) -> int:
         help="each server's computer workers (default: the server's own default; 0: none)",
     )
     p.add_argument("--clients", type=int, default=2, help="processes simulating the browsers")
+    p.add_argument(
+        "--client-nice", type=int, default=10,
+        help="the niceness those processes add (0..19; they stand in for other machines' browsers)",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if not 1 <= args.nodes <= 8:
@@ -388,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("several nodes need --db postgresql://... and --redis redis://...")
     if not 1 <= args.clients <= 8:
         p.error("--clients 1..8")
+    if not 0 <= args.client_nice <= 19:
+        p.error("--client-nice 0..19")
     if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 300 or args.think < 0:
         p.error("--tables 1..2000, --seconds up to 300, --think >= 0 (a bounded probe)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -409,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
                 seed=args.seed,
                 clients=args.clients,
                 difficulty=args.difficulty,
+                client_nice=args.client_nice,
             )
         finally:
             for server in servers:
