@@ -29,7 +29,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 SERVER = """
 import sys, uvicorn
 from canasta.server import create_app
-uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+from canasta.server.transport import uvicorn_options
+uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning",
+            **uvicorn_options())
 """
 MY_TURN = """() => ['hand', 'match'].includes(document.body.dataset.overlay) ||
   (document.querySelector('#table') || {dataset: {}}).dataset.myTurn === 'yes'"""

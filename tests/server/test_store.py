@@ -123,4 +123,15 @@ def test_the_state_saved_with_each_change_has_every_state_field() -> None:
     from canasta.server.table import _STATE_FIELDS
 
     table = new_table(None, "fields")
-    assert set(table._state_values()) == {"game_version", "options", "status", *_STATE_FIELDS}
+    for n, name in enumerate(_STATE_FIELDS):  # a distinct value each: no field read for another
+        setattr(table, name, f"value {n}")
+    values = table._state_values()
+    assert set(values) == {"game_version", "options", "status", *_STATE_FIELDS}
+    assert all(values[name] == getattr(table, name) for name in _STATE_FIELDS)
+
+
+@pytest.mark.parametrize("url", ["sqlite+aiosqlite:///:memory:", "sqlite+aiosqlite://", "sqlite:///:memory:"])
+def test_an_in_memory_database_opens(url: str) -> None:
+    """File databases take their pool's last-used connection first; an in-memory one has a
+    single connection (no such pool) and must still open."""
+    assert Store(url).sqlite_path() is None

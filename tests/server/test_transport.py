@@ -52,6 +52,23 @@ def test_small_messages_go_as_they_are_and_large_ones_compressed() -> None:
         assert theirs.decode(sent).data == data
 
 
+def test_the_threshold_is_counted_in_bytes_of_the_frame() -> None:
+    ours, theirs = _negotiated()
+    for size in (COMPRESS_FROM - 1, COMPRESS_FROM, COMPRESS_FROM - 1):
+        data = b'"' + b"x" * (size - 2) + b'"'
+        sent = ours.encode(Frame(Opcode.TEXT, data))
+        assert sent.rsv1 is (size >= COMPRESS_FROM)
+        assert theirs.decode(sent).data == data
+
+
+def test_a_fragmented_message_is_compressed_whatever_its_size() -> None:
+    ours, theirs = _negotiated()
+    first = ours.encode(Frame(Opcode.TEXT, b'{"a":', fin=False))
+    rest = ours.encode(Frame(Opcode.CONT, b"1}"))
+    assert first.rsv1 and not rest.rsv1  # RSV1 on the first frame of a compressed message
+    assert theirs.decode(first).data + theirs.decode(rest).data == b'{"a":1}'
+
+
 def test_control_frames_and_what_the_client_sends_are_handled_as_before() -> None:
     ours, theirs = _negotiated()
     ping = Frame(Opcode.PING, b"x")

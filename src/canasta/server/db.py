@@ -394,10 +394,12 @@ class Store:
         kwargs: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": loads}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": sqlite_busy_seconds}
-            # the connection used last is taken first: each SQLite connection has its own page
-            # cache (and aiosqlite its own thread), which a write through another connection
-            # empties; the group commit, taking connections in turn, found them all cold
-            kwargs["pool_use_lifo"] = True
+            if self.sqlite_path() is not None and "mode=memory" not in url:  # a pool of files
+                # the connection used last is taken first: each SQLite connection has its own
+                # page cache (and aiosqlite its own thread), which a write through another
+                # connection empties; the group commit, taking connections in turn, found them
+                # all cold (an in-memory database has one connection and no such pool)
+                kwargs["pool_use_lifo"] = True
         else:
             # a connection broken by a database restart is replaced, not handed out again
             kwargs["pool_pre_ping"] = True
