@@ -197,9 +197,9 @@ class Table(Seating, Handlers, Online):
         self._history_epochs = 0
         #: the number of the last state message built (``sid``: what a patch names as its base)
         self._sids = 0
-        #: (game, what the two depend on, fairness_info, the match info): see ``_per_hand``
         #: (the seats list, its JSON): see ``_seats_json``
         self._seats_cache: tuple[list[SeatInfo], list[dict[str, Any]]] | None = None
+        #: (game, what the two depend on, fairness_info, the match info): see ``_per_hand``
         self._per_hand_cache: (
             tuple[Game, tuple[int, bool, bool], dict[str, Any] | None, dict[str, Any]] | None
         ) = None
