@@ -180,9 +180,9 @@ class Truth:
         original = Table._whole_state  # where every state message is built
         states = self.states
 
-        def spy(table: Table, conn: Any, change: str) -> Message:
+        def spy(table: Table, conn: Any, change: str, *audience: Any) -> Message:
             states[(table.id, table.version)] = table.game.state.copy()
-            return original(table, conn, change)
+            return original(table, conn, change, *audience)
 
         monkeypatch.setattr(Table, "_whole_state", spy)
         return self
