@@ -12,6 +12,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .conn import CLOSE_POLICY, Conn
 from .encoding import dumps
 from .protocol import MAX_MESSAGE_BYTES, error_message
+from .transport import SEND_NOW
 
 
 def frame_size(raw: str | bytes) -> int:
@@ -53,13 +54,18 @@ async def read_frames(
 
 
 async def write_frames(websocket: WebSocket, conn: Conn) -> None:
-    """Send one connection's messages in order (the only task writing to that socket)."""
+    """Send one connection's messages in order (the only task writing to that socket): at
+    once when the server offers it (``transport.SEND_NOW``) and the socket can take it, else
+    through ASGI."""
+    send_now = (websocket.scope.get("extensions") or {}).get(SEND_NOW)
     while True:
         message = await conn.outbox.get()
         if message is None:
             return
+        text = message if isinstance(message, str) else dumps(message)
         try:
-            await websocket.send_text(message if isinstance(message, str) else dumps(message))
+            if send_now is None or not send_now(text):
+                await websocket.send_text(text)
         except Exception:
             return
 

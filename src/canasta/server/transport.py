@@ -11,6 +11,11 @@ on connect, the end of a hand, a replay, the lobby's lists) is still compressed;
 goes as it is. RFC 7692 lets a sender choose per message (the first frame's RSV1 bit says which),
 so every client decodes both.
 
+It also gives the socket's writer a direct way to send a text message (:data:`SEND_NOW`, an
+ASGI scope extension): a socket that is open and not paused by flow control is written at
+once, without going through Starlette's send and its middleware's wrappers; otherwise the
+writer sends the usual way (which waits for the socket to drain, or fails when it is closed).
+
 ``canasta serve``, the load probe and the browser tests run uvicorn with :func:`uvicorn_options`.
 """
 
@@ -20,15 +25,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 from websockets.extensions.base import Extension, ServerExtensionFactory
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.frames import Frame, Opcode
+from websockets.http11 import Request
 from websockets.typing import ExtensionParameter
 
 from .protocol import MAX_MESSAGE_BYTES
 
 #: messages shorter than this (bytes) are sent uncompressed
 COMPRESS_FROM = 2048
+
+#: the scope extension holding a socket's direct send: ``send_now(text) -> bool``
+SEND_NOW = "canasta.send_now"
 
 _DATA = (Opcode.TEXT, Opcode.BINARY)
 
@@ -84,6 +94,32 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
                 )
             )
         self.conn.available_extensions = factories
+
+    def handle_connect(self, event: Request) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)  # none when the handshake was refused
+        if scope is not None and not self.close_sent:
+            scope["extensions"][SEND_NOW] = self.send_now
+
+    def send_now(self, text: str) -> bool:
+        """Write a text message now if the socket is open and its transport accepts more (as
+        uvicorn's own send would, without awaiting anything); False when it cannot: the
+        caller then sends it through ASGI."""
+        if (
+            not self.handshake_complete
+            or self.close_sent
+            or self.disconnected
+            or self.initial_response is not None
+            or not self.writable.is_set()
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
 
 def uvicorn_options() -> dict[str, Any]:
