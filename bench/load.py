@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import multiprocessing
 import os
@@ -110,6 +111,51 @@ def _count_error(out: dict[str, Any], code: str) -> None:
     out["codes"][code] = out["codes"].get(code, 0) + 1
 
 
+async def _play(ws: Any, think: float, until: float, rng: random.Random, out: dict[str, Any]) -> None:
+    """Answer the table's states as a browser's player would, until ``until``."""
+    sent_at: float | None = None
+    sent_version = -1
+    held: dict[str, Any] | None = None  # the last state, which a patch applies to
+    while time.time() < until:
+        raw = await ws.recv()
+        msg = _loads(raw)
+        if msg["type"] == "error":
+            if msg["code"] != "stale_version":
+                _count_error(out, msg["code"])
+            sent_at = None
+            continue
+        if msg["type"] != "state":
+            continue
+        if "base" in msg:  # a patch: the entries that changed since the state held
+            if held is None or held["sid"] != msg["base"]:
+                if held is not None:  # once: the patches already under way are dropped
+                    _count_error(out, "patch_base")
+                    await ws.send('{"type":"sync"}')
+                held = None
+                continue
+            msg["view"] = {**held["view"], **msg["view"]}
+            msg["table"] = {**held["table"], **msg["table"]}
+        held = msg
+        if sent_at is not None and msg["version"] > sent_version:
+            out["times"].append((time.perf_counter() - sent_at) * 1000)
+            out["actions"] += 1
+            sent_at = None
+        view = msg["view"]
+        if view["phase"] == "over":
+            kind = "next_hand" if not msg["table"]["match"]["over"] else "new_match"
+            await ws.send(json.dumps({"type": kind}))
+            continue
+        if view["seat"] is not None and view["turn"] == view["seat"] and view["legal"]:
+            if think > 0:
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            if time.time() >= until:
+                break
+            action = pick(view["legal"], rng)
+            sent_version = msg["version"]
+            sent_at = time.perf_counter()
+            await ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
+
+
 async def _human(
     url: str, cookie: str, think: float, until: float, rng: random.Random, out: dict[str, Any]
 ) -> None:
@@ -117,50 +163,12 @@ async def _human(
 
     try:
         async with connect(url, additional_headers={"Cookie": cookie}, max_size=None) as ws:
-            sent_at: float | None = None
-            sent_version = -1
-            held: dict[str, Any] | None = None  # the last state, which a patch applies to
-            while time.time() < until:
-                try:
-                    raw = await asyncio.wait_for(ws.recv(), timeout=max(0.05, until - time.time()))
-                except TimeoutError:
-                    break
-                msg = _loads(raw)
-                if msg["type"] == "error":
-                    if msg["code"] != "stale_version":
-                        _count_error(out, msg["code"])
-                    sent_at = None
-                    continue
-                if msg["type"] != "state":
-                    continue
-                if "base" in msg:  # a patch: the entries that changed since the state held
-                    if held is None or held["sid"] != msg["base"]:
-                        if held is not None:  # once: the patches already under way are dropped
-                            _count_error(out, "patch_base")
-                            await ws.send('{"type":"sync"}')
-                        held = None
-                        continue
-                    msg["view"] = {**held["view"], **msg["view"]}
-                    msg["table"] = {**held["table"], **msg["table"]}
-                held = msg
-                if sent_at is not None and msg["version"] > sent_version:
-                    out["times"].append((time.perf_counter() - sent_at) * 1000)
-                    out["actions"] += 1
-                    sent_at = None
-                view = msg["view"]
-                if view["phase"] == "over":
-                    kind = "next_hand" if not msg["table"]["match"]["over"] else "new_match"
-                    await ws.send(json.dumps({"type": kind}))
-                    continue
-                if view["seat"] is not None and view["turn"] == view["seat"] and view["legal"]:
-                    if think > 0:
-                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-                    if time.time() >= until:
-                        break
-                    action = pick(view["legal"], rng)
-                    sent_version = msg["version"]
-                    sent_at = time.perf_counter()
-                    await ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
+            # one deadline for the whole run (a timeout per message would cost the probe a
+            # task and a timer handle for each)
+            deadline = asyncio.get_running_loop().time() + max(0.05, until - time.time())
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout_at(deadline):
+                    await _play(ws, think, until, rng, out)
     except Exception as e:  # a dropped socket is an error of the run, not of the probe
         received = getattr(e, "rcvd", None)  # a closed socket: with the server's close code
         code = getattr(received, "code", None)
