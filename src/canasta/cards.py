@@ -72,6 +72,8 @@ IS_WILD: Final[tuple[bool, ...]] = tuple(WILD_FACE[FACE[c]] for c in range(NUM_C
 COPIES: Final[tuple[int, ...]] = tuple(4 if c == JOKER else 2 for c in range(NUM_CODES))
 
 _STR: Final = tuple(RANK_CHARS[c // 4] + SUIT_CHARS[c % 4] for c in range(52)) + ("JK",)
+#: the notation of every card code (``CARD_TEXT[c] == card_str(c)``), for loops over many cards
+CARD_TEXT: Final[tuple[str, ...]] = _STR
 _PARSE: Final = {s: c for c, s in enumerate(_STR)}
 
 
@@ -117,11 +119,19 @@ def full_deck() -> list[int]:
     return [c for c in range(52) for _ in range(2)] + [JOKER] * 4
 
 
-def sort_key(code: int) -> tuple[int, int]:
-    """Sort by rank (jokers and 2s last), then suit."""
+def _sort_key(code: int) -> tuple[int, int]:
     face = FACE[code]
     order = 20 if face == F_JOKER else 19 if face == F_DEUCE else (13 if face == F_ACE else face)
     return (order, code % 4)
+
+
+#: :func:`sort_key` of every card code, for ``sorted(cards, key=SORT_KEYS.__getitem__)``
+SORT_KEYS: Final[tuple[tuple[int, int], ...]] = tuple(_sort_key(c) for c in range(NUM_CODES))
+
+
+def sort_key(code: int) -> tuple[int, int]:
+    """Sort by rank (jokers and 2s last), then suit."""
+    return SORT_KEYS[code]
 
 
 def _stage(code: int) -> tuple[str, ...]:

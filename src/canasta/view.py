@@ -14,14 +14,14 @@ from typing import Any, Final
 
 from .actions import Action, action_to_json
 from .cards import (
+    CARD_TEXT,
     F_BLACK3,
     F_RED3,
     FACE,
     FACE_TOKEN,
     IS_WILD,
     MELD_TOKENS,
-    card_str,
-    sort_key,
+    SORT_KEYS,
     stage_targets,
 )
 from .hand import Event, HandState, TableMeld, TurnFacts, TurnState
@@ -112,17 +112,31 @@ class SeatView(TurnFacts):
 
 def _pile_json(v: SeatView) -> dict[str, Any]:
     top = v.pile_top
-    causes = [v.frozen_causes(s) for s in range(len(v.melds))]
+    pile = v.pile
+    # R7: what the pile holds is the same for every side (``frozen_causes``, once for all)
+    faces = {FACE[c] for c in pile}
+    wild = any(IS_WILD[c] for c in pile)
+    red_three, black_three = F_RED3 in faces, F_BLACK3 in faces
+    frozen_causes = v.settings.frozen_causes
+    causes = [
+        frozen_causes(wild=wild, red_three=red_three, black_three=black_three, opened=bool(ms))
+        for ms in v.melds
+    ]
     blocked = v.settings.pile_blocked(top)
     return {
-        "top": None if top is None else card_str(top),
-        "size": len(v.pile),
-        "cards": [card_str(c) for c in v.pile],
+        "top": None if top is None else CARD_TEXT[top],
+        "size": len(pile),
+        "cards": _cards(pile),
         "frozen": [bool(c) for c in causes],
         "causes": causes,
         "blocked": blocked is not None,
         "blocked_reason": blocked,  # R8.1: a code, or None
     }
+
+
+def _cards(cards: Sequence[int]) -> list[str]:
+    """Cards in their notation (``card_str`` of each)."""
+    return [CARD_TEXT[c] for c in cards]
 
 
 #: every entry of :meth:`SeatView.to_json` after its format and version, in order: its name,
@@ -142,7 +156,7 @@ _ENTRIES: Final[tuple[tuple[str, frozenset[str], Callable[[SeatView], Any]], ...
         ("scores", ("scores",), lambda v: list(v.scores)),
         ("opening_minimums", ("scores",), lambda v: [opening_minimum(s) for s in v.scores]),
         ("opened", ("melds",), lambda v: [v.opened(s) for s in range(len(v.melds))]),
-        ("hand", ("hand",), lambda v: None if v.hand is None else [card_str(c) for c in v.hand]),
+        ("hand", ("hand",), lambda v: None if v.hand is None else _cards(v.hand)),
         # R5.1: the ranks each hand card may be staged on, and the meld ranks in table order
         (
             "hand_targets",
@@ -157,10 +171,10 @@ _ENTRIES: Final[tuple[tuple[str, frozenset[str], Callable[[SeatView], Any]], ...
             lambda v: [[meld_json(m, v.settings) for m in ms] for ms in v.melds],
         ),
         ("canastas", ("canastas",), lambda v: list(v.canastas)),
-        ("red_threes", ("red_threes",), lambda v: [[card_str(c) for c in r] for r in v.red_threes]),
+        ("red_threes", ("red_threes",), lambda v: [_cards(r) for r in v.red_threes]),
         ("pile", ("pile", "melds", "settings"), _pile_json),
         ("stock_size", ("stock_size",), lambda v: v.stock_size),
-        ("known", ("known",), lambda v: [[card_str(c) for c in k] for k in v.known]),
+        ("known", ("known",), lambda v: [_cards(k) for k in v.known]),
         ("melded", ("melded",), lambda v: list(v.melded)),
         (
             "turn_state",
@@ -178,7 +192,7 @@ _ENTRIES: Final[tuple[tuple[str, frozenset[str], Callable[[SeatView], Any]], ...
         (
             "hands_left",
             ("hands_left",),
-            lambda v: None if v.hands_left is None else [[card_str(c) for c in h] for h in v.hands_left],
+            lambda v: None if v.hands_left is None else [_cards(h) for h in v.hands_left],
         ),
     )
 )
@@ -200,7 +214,7 @@ def meld_json(m: TableMeld, settings: Settings) -> dict[str, Any]:
     """A meld on the table; ``bonus`` is its canasta bonus under ``settings`` (0 below seven)."""
     return {
         "rank": FACE_TOKEN[m.rank],
-        "cards": [card_str(c) for c in m.cards],
+        "cards": _cards(m.cards),
         "naturals": m.naturals,
         "wilds": m.wilds,
         "canasta": m.is_canasta,
@@ -215,12 +229,12 @@ def event_json(e: Event) -> dict[str, Any]:
         "seat": e.seat,
         "action": None if e.action is None else action_to_json(e.action),
         "drawn": e.ndrawn,
-        "cards": [card_str(c) for c in e.drawn],
-        "red_threes": [card_str(c) for c in e.red_threes],
-        "taken": [card_str(c) for c in e.taken],
+        "cards": _cards(e.drawn),
+        "red_threes": _cards(e.red_threes),
+        "taken": _cards(e.taken),
     }
     if e.top is not None:
-        out["top"] = card_str(e.top)
+        out["top"] = CARD_TEXT[e.top]
         out["pile_size"] = 1 + len(e.taken) + len(e.red_threes)
     return out
 
@@ -272,14 +286,14 @@ def make_view(state: HandState, seat: int | None, legal: Sequence[Action] | None
         team_of=state.team_of,
         side_of=tuple(state.side_of),
         scores=state.scores,
-        hand=None if seat is None else tuple(sorted(state.hands[seat], key=sort_key)),
-        hand_counts=tuple(len(h) for h in state.hands),
-        melds=tuple(tuple(m for m in ms if m is not None) for ms in state.melds),
+        hand=None if seat is None else tuple(sorted(state.hands[seat], key=SORT_KEYS.__getitem__)),
+        hand_counts=tuple(map(len, state.hands)),
+        melds=tuple([tuple([m for m in ms if m is not None]) for ms in state.melds]),
         canastas=tuple(state.canastas),
-        red_threes=tuple(tuple(r) for r in state.red3),
+        red_threes=tuple(map(tuple, state.red3)),
         pile=tuple(state.pile),
         stock_size=len(state.stock),
-        known=tuple(tuple(k) for k in state.known),
+        known=tuple(map(tuple, state.known)),
         melded=tuple(state.melded),
         turn_state=state.turn_state,
         merged=state.merged,
@@ -288,7 +302,7 @@ def make_view(state: HandState, seat: int | None, legal: Sequence[Action] | None
         else (),
         history=history,
         result=state.result,
-        hands_left=tuple(tuple(sorted(h, key=sort_key)) for h in state.hands)
+        hands_left=tuple([tuple(sorted(h, key=SORT_KEYS.__getitem__)) for h in state.hands])
         if state.phase == "over"
         else None,
     )

@@ -153,3 +153,30 @@ def test_a_view_lists_the_json_entries_that_changed_from_an_earlier_view(seed, p
             assert patched == new_json
             assert "history" not in new.json_changes(held[seat])
             held[seat] = new
+
+
+def test_a_hand_is_shown_by_rank_threes_first_aces_high_then_twos_and_jokers_by_suit():
+    st = state(hands=["JK 2C AH KS 3C 5H 5C QD 2S", *OTHERS], turn=1)
+    assert st.view(0).to_json()["hand"] == ["3C", "5C", "5H", "QD", "KS", "AH", "2C", "2S", "JK"]
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(seed=hst.integers(0, 2**32 - 1), preset=hst.sampled_from(sorted(PRESETS)))
+def test_the_pile_entry_gives_each_sides_freeze_causes_and_the_cards_in_order(seed, preset):
+    # R7 (the freeze) and R8.1 (the top): the view's JSON says for every side what
+    # SeatView.frozen_causes says, in every preset, as a random hand goes on
+    rng = random.Random(seed)
+    g = Game(Settings.preset(preset), seed=seed)
+    for _ in range(300):
+        st = g.state
+        if st.is_over:
+            break
+        acts = st.legal_actions()
+        g.apply(acts[rng.randrange(len(acts))])
+        view = g.state.view(g.state.turn)
+        pile = view.to_json()["pile"]
+        assert pile["causes"] == [view.frozen_causes(side) for side in range(len(view.melds))]
+        assert pile["frozen"] == [bool(c) for c in pile["causes"]]
+        assert pile["cards"] == [card_str(c) for c in view.pile]
+        assert pile["top"] == (card_str(view.pile[-1]) if view.pile else None)
+        assert pile["blocked_reason"] == view.settings.pile_blocked(view.pile_top)
