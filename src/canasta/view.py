@@ -79,12 +79,9 @@ class SeatView(TurnFacts):
 
     def frozen_causes(self, side: int) -> list[str]:
         """R7: why the pile is frozen for ``side`` (empty list: not frozen)."""
-        faces = {FACE[c] for c in self.pile}
+        wild, red_three, black_three = _pile_holds(self.pile)
         return self.settings.frozen_causes(
-            wild=any(IS_WILD[c] for c in self.pile),
-            red_three=F_RED3 in faces,
-            black_three=F_BLACK3 in faces,
-            opened=bool(self.melds[side]),
+            wild=wild, red_three=red_three, black_three=black_three, opened=bool(self.melds[side])
         )
 
     def to_json(self, history: bool = True) -> dict[str, Any]:
@@ -110,13 +107,17 @@ class SeatView(TurnFacts):
         }
 
 
+def _pile_holds(pile: Sequence[int]) -> tuple[bool, bool, bool]:
+    """R7: whether the pile holds a wild card, a red three, a black three."""
+    faces = {FACE[c] for c in pile}
+    return any(IS_WILD[c] for c in pile), F_RED3 in faces, F_BLACK3 in faces
+
+
 def _pile_json(v: SeatView) -> dict[str, Any]:
     top = v.pile_top
     pile = v.pile
-    # R7: what the pile holds is the same for every side (``frozen_causes``, once for all)
-    faces = {FACE[c] for c in pile}
-    wild = any(IS_WILD[c] for c in pile)
-    red_three, black_three = F_RED3 in faces, F_BLACK3 in faces
+    # :meth:`SeatView.frozen_causes` for every side, what the pile holds found once for all
+    wild, red_three, black_three = _pile_holds(pile)
     frozen_causes = v.settings.frozen_causes
     causes = [
         frozen_causes(wild=wild, red_three=red_three, black_three=black_three, opened=bool(ms))
