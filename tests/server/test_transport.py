@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
+from websockets.extensions.permessage_deflate import (
+    ClientPerMessageDeflateFactory,
+    ServerPerMessageDeflateFactory,
+)
 from websockets.frames import Frame, Opcode
 
 from canasta.server.transport import COMPRESS_FROM, LargeOnly, LargeOnlyDeflateFactory
@@ -28,7 +31,9 @@ def _negotiated() -> tuple[LargeOnly, Any]:
     """The server's and the client's ends of one negotiation, with the server's settings."""
     client = ClientPerMessageDeflateFactory(client_max_window_bits=True)
     server = LargeOnlyDeflateFactory(
-        server_max_window_bits=12, client_max_window_bits=12, compress_settings={"memLevel": 5}
+        ServerPerMessageDeflateFactory(
+            server_max_window_bits=12, client_max_window_bits=12, compress_settings={"memLevel": 5}
+        )
     )
     response, ours = server.process_request_params(client.get_request_params(), [])
     theirs = client.process_response_params(response, [])

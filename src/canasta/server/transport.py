@@ -63,12 +63,12 @@ class LargeOnly(Extension):
 
 
 class LargeOnlyDeflateFactory(ServerExtensionFactory):
-    """Negotiates permessage-deflate as websockets does (``settings``: those of its
-    ``ServerPerMessageDeflateFactory``) and applies it as :class:`LargeOnly`."""
+    """Negotiates permessage-deflate as ``inner`` (websockets' own factory, with its settings)
+    does and applies it as :class:`LargeOnly`."""
 
-    def __init__(self, least: int = COMPRESS_FROM, **settings: Any) -> None:
-        self.inner = ServerPerMessageDeflateFactory(**settings)
-        self.name = self.inner.name
+    def __init__(self, inner: ServerPerMessageDeflateFactory, least: int = COMPRESS_FROM) -> None:
+        self.inner = inner
+        self.name = inner.name
         self.least = least
 
     def process_request_params(
@@ -79,21 +79,15 @@ class LargeOnlyDeflateFactory(ServerExtensionFactory):
 
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's websocket protocol (the sans-I/O one), with permessage-deflate for large
-    messages only (uvicorn's window and memory settings)."""
+    """uvicorn's websocket protocol (the sans-I/O one), its permessage-deflate (as uvicorn
+    sets it up, when ``ws_per_message_deflate`` is on) applied to large messages only."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        factories: list[ServerExtensionFactory] = []
-        if self.config.ws_per_message_deflate:
-            factories.append(
-                LargeOnlyDeflateFactory(
-                    server_max_window_bits=12,
-                    client_max_window_bits=12,
-                    compress_settings={"memLevel": 5},
-                )
-            )
-        self.conn.available_extensions = factories
+        self.conn.available_extensions = [
+            LargeOnlyDeflateFactory(f) if isinstance(f, ServerPerMessageDeflateFactory) else f
+            for f in self.conn.available_extensions or []
+        ]
 
     def handle_connect(self, event: Request) -> None:
         super().handle_connect(event)
