@@ -20,8 +20,9 @@ from canasta.fairness import FairGame
 def _play(preset: str, level: str, seed: int, *, worker: Worker, table: str = "t") -> int:
     """Play a match's first two hands with every seat at ``level``, each decision both in this
     process and by ``worker`` (told only the actions since its last request); they must agree.
+    The hands are dealt from a secret fixed by ``seed``, so the match is the same every run.
     Returns the number of decisions compared."""
-    game = FairGame(Settings.preset(preset))
+    game = FairGame(Settings.preset(preset), secret=f"{seed:064x}")
     here = {s: make_player(level, seed=seed + s) for s in range(game.settings.players)}
     sent: tuple[int, int] | None = None  # (hands, actions) the worker was last told
     compared = 0
