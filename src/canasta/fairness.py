@@ -130,6 +130,8 @@ class FairGame(Game):
     def __init__(self, settings: Settings | None = None, *, secret: str | None = None) -> None:
         settings = settings or Settings.preset("classic")
         self.secret = _check_hex(secret if secret is not None else new_secret(), "the secret")
+        #: each dealt hand's seed and its commitment (they depend on the secret only)
+        self._seeds: dict[int, tuple[str, str]] = {}
         first = hand_seed(self.secret, 1)
         super().__init__(
             settings,
@@ -149,8 +151,11 @@ class FairGame(Game):
         record = super().to_record()
         hands = []
         for log in self.hands:
-            seed = hand_seed(self.secret, log.number)
-            hands.append({"number": log.number, "commitment": commitment(seed), "seed": seed})
+            known = self._seeds.get(log.number)
+            if known is None:
+                seed = hand_seed(self.secret, log.number)
+                known = self._seeds[log.number] = (seed, commitment(seed))
+            hands.append({"number": log.number, "commitment": known[1], "seed": known[0]})
         record["fairness"] = {
             "scheme": SCHEME,
             "commitment": commitment(self.secret),
@@ -175,6 +180,7 @@ def game_from_record(record: Any) -> Game:
     game.__class__ = FairGame
     assert isinstance(game, FairGame)
     game.secret = secret
+    game._seeds = {}
     return game
 
 

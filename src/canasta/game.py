@@ -61,6 +61,8 @@ class Game:
             raise FormatError("bad_dealer", f"dealer must be a seat 0..{n - 1}")
         self.scores = [0] * self.settings.team_count
         self.hands: list[HandLog] = []
+        #: the notation of each finished hand's deck and actions (see :meth:`_hand_texts`)
+        self._texts: dict[int, tuple[HandLog, int, list[str], list[str]]] = {}
         self.is_over = False
         self.winners: list[int] = []
         self._deal(1, first_dealer)
@@ -136,9 +138,10 @@ class Game:
         hands = []
         for log in self.hands:
             entry: dict[str, Any] = {"number": log.number, "dealer": log.dealer}
+            deck, actions = self._hand_texts(log)
             if self.seed is None or (self.decks is not None and log.number <= len(self.decks)):
-                entry["deck"] = [card_str(c) for c in log.deck]
-            entry["actions"] = [action_to_text(a) for a in log.actions]
+                entry["deck"] = list(deck)
+            entry["actions"] = list(actions)
             if log.result is not None:
                 entry["result"] = log.result.to_json()
             hands.append(entry)
@@ -153,6 +156,20 @@ class Game:
             "over": self.is_over,
             "winners": list(self.winners),
         }
+
+    def _hand_texts(self, log: HandLog) -> tuple[list[str], list[str]]:
+        """The notation of ``log``'s deck and actions. A finished hand no longer changes, so
+        its notation is written once and kept (a server saves the record at every hand's end
+        and start: the earlier hands then cost nothing again); the hand being played is
+        written afresh each time. The caller copies the lists it hands out."""
+        cached = self._texts.get(log.number)
+        if cached is not None and cached[0] is log and cached[1] == len(log.actions):
+            return cached[2], cached[3]
+        deck = [card_str(c) for c in log.deck]
+        actions = [action_to_text(a) for a in log.actions]
+        if log.result is not None:
+            self._texts[log.number] = (log, len(log.actions), deck, actions)
+        return deck, actions
 
     @classmethod
     def from_record(cls, record: Any, *, verify: bool = True) -> Game:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from canasta import Game, Settings
+from canasta.actions import action_to_text
 from canasta.bots import make_player
 from canasta.cards import card_str, full_deck
 from canasta.deal import check_deck, deck_for
@@ -114,6 +115,42 @@ def test_a_stored_record_reloads_and_keeps_dealing_from_the_secret() -> None:
     )
     with pytest.raises(Exception, match="deal|result|illegal|action"):
         game_from_record(record)
+
+
+@pytest.mark.parametrize("fair", [False, True])
+def test_records_written_again_at_every_hand_match_a_fresh_replay_and_are_independent(fair: bool) -> None:
+    """A game keeps its finished hands' notation (and hand seeds) between records: each record
+    still equals the one a freshly replayed game writes, and a caller that edits a record it
+    was given changes no later record."""
+    settings = Settings.preset("two-player-quick", target=5000)
+    game: Game = FairGame(settings, secret=SECRET) if fair else Game(settings, seed=11)
+    players = [make_player("beginner", seed=s) for s in range(2)]
+    records = 0
+    for _ in range(4):
+        while not game.state.is_over:
+            seat = game.state.turn
+            game.apply(players[seat].choose(game.state.view(seat)))
+            if len(game.hands[-1].actions) % 7 == 0:  # the hand in play is written afresh
+                assert game.to_record()["hands"][-1]["actions"] == [
+                    action_to_text(a) for a in game.hands[-1].actions
+                ]
+        for _ in range(2):  # written twice, as a server does when a hand ends
+            record = game.to_record()
+            fresh = (game_from_record if fair else Game.from_record)(json.loads(json.dumps(record)))
+            assert fresh.to_record() == record
+            assert json.loads(json.dumps(record)) == record
+            # edit everything the record shares with the game's kept notation
+            for hand in record["hands"]:
+                hand["actions"].append("discard JK")
+                hand.get("deck", []).reverse()
+            if fair:
+                record["fairness"]["hands"][0]["seed"] = "00"
+            records += 1
+        assert game.to_record() == fresh.to_record()
+        if game.is_over:
+            break
+        game.next_hand()
+    assert records >= 6 and len(game.hands) >= 3
 
 
 def test_public_record_shows_finished_hands_only_and_the_secret_at_the_end() -> None:
