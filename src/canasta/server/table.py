@@ -528,14 +528,20 @@ class Table(Seating, Handlers, Online):
         """Each event of ``seat``'s view of the history as JSON, and that history's epoch. A
         hand's history only grows (an undo or a new hand rewrites it): the table keeps, per
         recipient seat, the events it last encoded and their JSON, and encodes only the events
-        past that prefix; a rewritten history gets a new epoch."""
+        past that prefix; a rewritten history gets a new epoch.
+
+        The prefix is recognised by its last event being the very object at that place: a view's
+        history shares its events with the view before it as long as the history only grew
+        (:func:`canasta.view.seen_history`), and a rewritten one is built of new objects (at
+        worst an equal history is sent whole again, under a new epoch)."""
         cached = self._history_cache.get(seat)
         if cached is not None:
             known, texts, epoch = cached
-            if len(known) <= len(events) and events[: len(known)] == known:
-                if len(known) == len(events):
+            count = len(known)
+            if count <= len(events) and (count == 0 or events[count - 1] is known[-1]):
+                if count == len(events):
                     return texts, epoch
-                texts = texts + [dumps_bytes(event_json(e)) for e in events[len(known) :]]
+                texts = texts + [dumps_bytes(event_json(e)) for e in events[count:]]
                 self._history_cache[seat] = (events, texts, epoch)
                 return texts, epoch
         self._history_epochs += 1
@@ -867,11 +873,15 @@ class Table(Seating, Handlers, Online):
         return [(self.profile, 0)]
 
     def _stats_deltas(self) -> list[StatsDelta]:
-        counted = self._counted_seats()
         g = self.game
-        finished = [h for h in g.hands if h.result is not None]
-        new_hands = finished[self.hands_counted :]
+        hands = g.hands
         ends = g.is_over and not self.match_counted
+        # most changes finish no hand (only the last hand can be unfinished): nothing to count
+        if not ends and self.hands_counted == len(hands) - (1 if hands and hands[-1].result is None else 0):
+            return []
+        counted = self._counted_seats()
+        finished = [h for h in hands if h.result is not None]
+        new_hands = finished[self.hands_counted :]
         self.hands_counted = len(finished)
         if ends:
             self.match_counted = True
@@ -951,7 +961,14 @@ class Table(Seating, Handlers, Online):
             wait += SEARCH_SECONDS
         sent = self._mirror
         if sent is not None and sent[1] == generation and sent[0][:2] == (game, hands) and sent[0][2] <= n:
-            request["actions"] = [action_to_text(a) for a in game.hands[-1].actions[sent[0][2] :]]
+            # the texts the log holds already (the tail: this hand's actions since the last
+            # snapshot, the latest last) when they reach back far enough
+            since, tail = n - sent[0][2], self._tail
+            request["actions"] = (
+                tail[len(tail) - since :]
+                if 0 < since <= len(tail)
+                else [action_to_text(a) for a in game.hands[-1].actions[sent[0][2] :]]
+            )
         else:
             request["record"] = game.to_record()
             request["actions"] = []
