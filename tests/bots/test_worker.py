@@ -13,7 +13,7 @@ import pytest
 from canasta import Game, Settings
 from canasta.actions import action_from_text, action_to_text
 from canasta.bots import make_player
-from canasta.bots.worker import Worker, serve
+from canasta.bots.worker import NEXT_HAND, Worker, deck_check, serve
 from canasta.fairness import FairGame
 
 
@@ -75,6 +75,31 @@ def test_a_copy_that_is_missing_or_differs_is_dropped_and_asked_for() -> None:
     worker.handle({**ask, "record": record, "actions": [], "at": [1, 0]})
     assert worker.handle({**ask, "actions": ["discard JK"], "at": [1, 1]}) == {"id": 1, "error": "resync"}
     assert len(worker) == 0
+
+
+def test_a_copy_deals_the_next_hand_itself_and_is_dropped_when_its_deck_differs() -> None:
+    game = FairGame(Settings.preset("two-player-quick", target=5000), secret="1f" * 32)
+    record = game.to_record()  # the copy starts from the first hand's deal
+    while not game.state.is_over:
+        game.apply(game.state.legal_actions()[0])
+    played = [action_to_text(a) for a in game.hands[0].actions]
+    game.next_hand()
+    dealt = deck_check(game.hands[-1].deck)
+    request = {
+        "id": 1, "table": "t", "level": "beginner", "seed": 3, "seat": game.state.turn,
+        "record": record, "actions": [*played, NEXT_HAND], "at": [2, 0],
+    }
+    worker = Worker()
+    assert worker.handle({**request, "dealt": dealt ^ 1}) == {"id": 1, "error": "resync"}
+    assert len(worker) == 0
+    answer = worker.handle({**request, "dealt": dealt})
+    assert answer is not None and "action" in answer and len(worker) == 1
+    # the copy dealt exactly the game's second hand: it plays on from there
+    again = make_player("beginner", seed=3).choose(game.state.view(game.state.turn))
+    assert answer["action"] == action_to_text(again)
+    # a next hand before the copy's hand is over cannot be dealt: dropped
+    early = {**request, "actions": [NEXT_HAND], "dealt": dealt}
+    assert worker.handle(early) == {"id": 1, "error": "resync"}
 
 
 def test_a_request_for_a_seat_not_to_move_or_an_unknown_level_fails_clearly() -> None:

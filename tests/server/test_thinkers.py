@@ -28,19 +28,27 @@ def _moves(text: str) -> dict[str, float]:
 
 
 def _play(url: str, config: Any, *, seed: int, difficulty: str = "normal", human_moves: int = 400,
-          during: Any = None) -> tuple[list[Any], dict[str, float], Any]:
-    """A seeded table against the computer: the human plays scripted moves to the hand's end
-    (``during(app, n)`` is called before the human's n-th move); the history every seat saw,
-    the computer moves by how they were chosen, and the app."""
+          during: Any = None, hands: int = 1) -> tuple[list[Any], dict[str, float], Any]:
+    """A seeded table against the computer: the human plays scripted moves to the end of the
+    ``hands``-th hand (``during(app, n)`` is called before the human's n-th move); the history
+    every seat saw (of every hand, in order), the computer moves by how they were chosen, and
+    the app."""
     rng = random.Random(seed)
+    seen: list[Any] = []
     with client(url, config=config) as c:
         table = create_table(c, mode="computer", preset="classic", difficulty=difficulty, seed=seed)
         with c.websocket_connect(f"/ws/tables/{table}") as ws:
             msg = receive(ws)
-            for n in range(human_moves):
+            for n in range(human_moves * hands):
                 if not my_turn(msg):
                     msg = receive_until(ws, my_turn)
                 view = msg["view"]
+                if view["phase"] == "over" and len(seen) + 1 < hands:
+                    seen.append(view["history"])
+                    send(ws, type="next_hand")
+                    msg = receive(ws)
+                    assert msg["type"] == "state" and msg["change"] == "next_hand", msg
+                    continue
                 if view["phase"] == "over":
                     break
                 if during is not None:
@@ -50,9 +58,9 @@ def _play(url: str, config: Any, *, seed: int, difficulty: str = "normal", human
                 assert msg["type"] == "state", msg
             else:
                 raise AssertionError("the hand did not end")
-            history = view["history"]
+            seen.append(view["history"])
         moves = _moves(c.get("/metrics").text)
-        return history, moves, c.app
+        return seen if hands > 1 else seen[0], moves, c.app
 
 
 def _count_requests(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
@@ -84,6 +92,23 @@ def test_workers_choose_the_moves_the_server_process_chooses(
     # the app stopped its worker when it stopped
     proc = app.state.tables.thinkers._workers[0].proc
     assert proc is None
+
+
+def test_across_hands_the_worker_deals_the_next_hand_itself_and_chooses_the_same_moves(
+    sqlite_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here, here_moves, _ = _play(sqlite_url, _config(computer_processes=0), seed=9, hands=3)
+    other = f"sqlite+aiosqlite:///{tmp_path / 'other.sqlite3'}"
+    sent = _count_requests(monkeypatch)
+    there, there_moves, _ = _play(other, _config(computer_processes=1), seed=9, hands=3)
+    assert len(here) == 3 and here == there  # every event of all three hands
+    assert there_moves.get("worker", 0) == here_moves["loop"] and "loop" not in there_moves
+    # the whole record once for the match; each new hand is a step among the actions, with
+    # the check of its deck
+    assert sum("record" in r for r in sent) == 1 and len(sent) == there_moves["worker"]
+    steps = [r for r in sent if "next hand" in r["actions"]]
+    assert len(steps) == 2 and all(isinstance(r["dealt"], int) for r in steps)
+    assert [r["at"][0] for r in steps] == [2, 3]
 
 
 def _worker_pid(app: Any) -> int | None:

@@ -12,7 +12,11 @@ the last one for that table:
 - ``record`` (optional): the match's record (:meth:`canasta.Game.to_record`); the copy starts
   again from it (and the table's players with it).
 - ``actions``: the actions (:func:`canasta.actions.action_to_text`) played since what the copy
-  holds, applied in order.
+  holds, applied in order; :data:`NEXT_HAND` among them deals the next hand, as the match's
+  own dealing does (its seed, decks or secret, which the record gave the copy), so a new
+  hand costs no record.
+- ``dealt`` (with :data:`NEXT_HAND`): the CRC-32 of the last hand's deck (its card codes as
+  bytes, :func:`deck_check`); a copy that dealt another deck is dropped.
 - ``at``: the number of hands dealt and of actions in the last one that the copy must then
   hold: a copy that does not is dropped and the answer says so.
 - ``seat``, ``level``, ``seed``: the seat to move and the computer player that plays it
@@ -37,6 +41,7 @@ import json
 import signal
 import sys
 import time
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -48,7 +53,15 @@ from .common import Player
 from .players import make_player
 from .search import DEFAULT_TIME, ExpertPlayer
 
-__all__ = ["LEAST_SEARCH", "MAX_TABLES", "Worker", "main"]
+__all__ = ["LEAST_SEARCH", "MAX_TABLES", "NEXT_HAND", "Worker", "deck_check", "main"]
+
+#: in a request's ``actions``: the copy deals the next hand
+NEXT_HAND = "next hand"
+
+
+def deck_check(deck: list[int]) -> int:
+    """The check of a dealt deck a request carries as ``dealt``: CRC-32 of its card codes."""
+    return zlib.crc32(bytes(deck))
 
 #: the shortest search an Expert request gets, however long it waited (seconds)
 LEAST_SEARCH = 0.05
@@ -100,12 +113,19 @@ class Worker:
         game = copy.game
         try:
             for text in request["actions"]:
-                game.apply(action_from_text(text))
+                if text == NEXT_HAND:
+                    game.next_hand()
+                else:
+                    game.apply(action_from_text(text))
         except Exception:
             del self._copies[table]
             return {"error": "resync"}
         hands, actions = request["at"]
-        if len(game.hands) != hands or len(game.hands[-1].actions) != actions:
+        if (
+            len(game.hands) != hands
+            or len(game.hands[-1].actions) != actions
+            or ("dealt" in request and deck_check(game.hands[-1].deck) != request["dealt"])
+        ):
             del self._copies[table]
             return {"error": "resync"}
         if superseded:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..actions import Action, action_from_text, action_to_text
 from ..bots.search import DEFAULT_TIME
+from ..bots.worker import NEXT_HAND, deck_check
 from ..errors import IllegalAction
 from ..fairness import FairGame, fairness_info, game_from_record
 from ..game import Game
@@ -938,9 +939,10 @@ class Table(Seating, Handlers, Online):
 
     def _ask_worker(self, seat: int) -> asyncio.Future[dict[str, Any]] | None:
         """Ask this table's worker process for ``seat``'s move in the current position (None
-        without workers). The request carries the actions played since the last one, or the
-        whole record when the worker's copy may differ (another game object: an undo, a new
-        match, a rollback; another hand; a restarted worker)."""
+        without workers). The request carries the actions played since the last one (across
+        one new hand, which the copy deals itself), or the whole record when the worker's copy
+        may differ (another game object: an undo, a new match, a rollback; a restarted
+        worker)."""
         thinkers = self.thinkers
         if thinkers is None:
             return None
@@ -960,7 +962,22 @@ class Table(Seating, Handlers, Online):
             request["within"] = self.delay_ms / 1000 + SEARCH_SECONDS
             wait += SEARCH_SECONDS
         sent = self._mirror
-        if sent is not None and sent[1] == generation and sent[0][:2] == (game, hands) and sent[0][2] <= n:
+        if (
+            sent is not None
+            and sent[1] == generation
+            and sent[0][:2] == (game, hands - 1)
+            and game.hands[-2].result is not None
+            and sent[0][2] <= len(game.hands[-2].actions)
+        ):
+            # the copy holds the hand before this one: the rest of that hand, then the copy
+            # deals this hand itself (checked against the deck), then what it holds already
+            request["actions"] = [
+                *map(action_to_text, game.hands[-2].actions[sent[0][2] :]),
+                NEXT_HAND,
+                *map(action_to_text, game.hands[-1].actions),
+            ]
+            request["dealt"] = deck_check(game.hands[-1].deck)
+        elif sent is not None and sent[1] == generation and sent[0][:2] == (game, hands) and sent[0][2] <= n:
             # the texts the log holds already (the tail: this hand's actions since the last
             # snapshot, the latest last) when they reach back far enough
             since, tail = n - sent[0][2], self._tail

@@ -3,9 +3,9 @@
 Choosing a move is the one piece of a table's work that needs nothing from the event loop but
 the position: in a process of its own it runs on another core, while the loop serves sockets
 and commits. Each table is served by one worker (chosen by its id), which keeps a copy of the
-match; a request carries the actions played since the last one (the whole record when the
-copy may be stale: a new hand, an undo, a reload, a restarted worker), the seat, its level and
-its seed. The table asks as soon as a computer seat is to move, so the worker thinks while the
+match; a request carries the actions played since the last one (a new hand among them, which
+the copy deals itself; the whole record when the copy may be stale: an undo, a reload, a
+restarted worker), the seat, its level and its seed. The table asks as soon as a computer seat is to move, so the worker thinks while the
 seat's pace delay runs.
 
 The answer is a proposal: the table applies it through the core, which refuses anything
