@@ -62,7 +62,7 @@ class Game:
         self.scores = [0] * self.settings.team_count
         self.hands: list[HandLog] = []
         #: the notation of each finished hand's deck and actions (see :meth:`_hand_texts`)
-        self._texts: dict[int, tuple[HandLog, int, list[str], list[str]]] = {}
+        self._texts: dict[int, tuple[HandLog, int, list[str] | None, list[str]]] = {}
         self.is_over = False
         self.winners: list[int] = []
         self._deal(1, first_dealer)
@@ -138,8 +138,9 @@ class Game:
         hands = []
         for log in self.hands:
             entry: dict[str, Any] = {"number": log.number, "dealer": log.dealer}
-            deck, actions = self._hand_texts(log)
-            if self.seed is None or (self.decks is not None and log.number <= len(self.decks)):
+            with_deck = self.seed is None or (self.decks is not None and log.number <= len(self.decks))
+            deck, actions = self._hand_texts(log, with_deck)
+            if deck is not None:
                 entry["deck"] = list(deck)
             entry["actions"] = list(actions)
             if log.result is not None:
@@ -157,19 +158,22 @@ class Game:
             "winners": list(self.winners),
         }
 
-    def _hand_texts(self, log: HandLog) -> tuple[list[str], list[str]]:
-        """The notation of ``log``'s deck and actions. A finished hand no longer changes, so
-        its notation is written once and kept (a server saves the record at every hand's end
-        and start: the earlier hands then cost nothing again); the hand being played is
-        written afresh each time. The caller copies the lists it hands out."""
+    def _hand_texts(self, log: HandLog, with_deck: bool) -> tuple[list[str] | None, list[str]]:
+        """The notation of ``log``'s actions, and of its deck ``with_deck`` (else None). A
+        finished hand no longer changes, so its notation is written once and kept (a server
+        saves the record when a hand ends and again when the next is dealt: the earlier hands
+        then cost nothing again); the hand being played is written afresh each time. The
+        caller copies the lists it hands out."""
         cached = self._texts.get(log.number)
-        if cached is not None and cached[0] is log and cached[1] == len(log.actions):
-            return cached[2], cached[3]
-        deck = [card_str(c) for c in log.deck]
-        actions = [action_to_text(a) for a in log.actions]
+        if cached is None or cached[0] is not log or cached[1] != len(log.actions):
+            cached = (log, len(log.actions), None, [action_to_text(a) for a in log.actions])
+        deck = cached[2]
+        if with_deck and deck is None:
+            deck = [card_str(c) for c in log.deck]
+            cached = (log, cached[1], deck, cached[3])
         if log.result is not None:
-            self._texts[log.number] = (log, len(log.actions), deck, actions)
-        return deck, actions
+            self._texts[log.number] = cached
+        return deck if with_deck else None, cached[3]
 
     @classmethod
     def from_record(cls, record: Any, *, verify: bool = True) -> Game:
