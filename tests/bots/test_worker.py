@@ -100,6 +100,11 @@ def test_a_copy_deals_the_next_hand_itself_and_is_dropped_when_its_deck_differs(
     # a next hand before the copy's hand is over cannot be dealt: dropped
     early = {**request, "actions": [NEXT_HAND], "dealt": dealt}
     assert worker.handle(early) == {"id": 1, "error": "resync"}
+    # a new hand without the check of its deck, or two in one request: dropped too
+    unchecked = {k: v for k, v in request.items() if k != "dealt"}
+    twice = {**request, "actions": [*played, NEXT_HAND, NEXT_HAND], "at": [3, 0], "dealt": dealt}
+    for bad in (unchecked, twice):
+        assert worker.handle(bad) == {"id": 1, "error": "resync"} and len(worker) == 0
 
 
 def test_a_request_for_a_seat_not_to_move_or_an_unknown_level_fails_clearly() -> None:

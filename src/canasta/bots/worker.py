@@ -15,8 +15,9 @@ the last one for that table:
   holds, applied in order; :data:`NEXT_HAND` among them deals the next hand, as the match's
   own dealing does (its seed, decks or secret, which the record gave the copy), so a new
   hand costs no record.
-- ``dealt`` (with :data:`NEXT_HAND`): the CRC-32 of the last hand's deck (its card codes as
-  bytes, :func:`deck_check`); a copy that dealt another deck is dropped.
+- ``dealt`` (required with :data:`NEXT_HAND`, which may then come once): the CRC-32 of the
+  new hand's deck (its card codes as bytes, :func:`deck_check`); a copy that dealt another
+  deck is dropped.
 - ``at``: the number of hands dealt and of actions in the last one that the copy must then
   hold: a copy that does not is dropped and the answer says so.
 - ``seat``, ``level``, ``seed``: the seat to move and the computer player that plays it
@@ -111,8 +112,13 @@ class Worker:
             return {"error": "resync"}
         self._copies.move_to_end(table)
         game = copy.game
+        texts = request["actions"]
+        if texts.count(NEXT_HAND) > (1 if "dealt" in request else 0):
+            # a new hand is dealt only with the check of its deck, and once per request
+            del self._copies[table]
+            return {"error": "resync"}
         try:
-            for text in request["actions"]:
+            for text in texts:
                 if text == NEXT_HAND:
                     game.next_hand()
                 else:
