@@ -9,6 +9,7 @@ from typing import Any
 from ..view import SeatView
 from .config import ServerConfig
 from .limits import TokenBucket
+from .mailbox import Mailbox
 
 #: websocket close codes the server uses (docs/protocol.md, "Limits")
 CLOSE_POLICY = 1008  # too many messages: the socket is abusive
@@ -40,7 +41,7 @@ class Conn:
         self.account = account
         self.owner = owner
         #: messages to send: a dict, or JSON text already encoded (shared by an audience)
-        self.outbox: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(outbox_limit + 1)
+        self.outbox: Mailbox[dict[str, Any] | str | None] = Mailbox(outbox_limit + 1)
         self.inflight = asyncio.Semaphore(inflight_limit)
         self.bucket = TokenBucket(rate, burst)
         self.suggest_bucket = TokenBucket(suggest_rate, suggest_burst)

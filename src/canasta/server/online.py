@@ -24,6 +24,7 @@ from ..game import Game
 from .conn import Conn
 from .db import StatsDelta, stats_key
 from .limits import KeyedLimiter
+from .mailbox import Mailbox
 from .protocol import TableError
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class Online:
     seats: list[SeatInfo]
     conns: set[Conn]
     config: ServerConfig
-    queue: asyncio.Queue[Any]
+    queue: Mailbox[Any]
     _players: dict[int, ComputerPlayer]
     _extra_deltas: list[StatsDelta]
     #: set by the table set: makes the rematch table and returns its id

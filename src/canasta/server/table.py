@@ -35,6 +35,7 @@ from .db import StatsDelta, Store, TableRow, VersionConflict
 from .encoding import Raw, dumps, dumps_bytes
 from .handlers import COMMANDS, Handlers
 from .limits import KeyedLimiter, TokenBucket
+from .mailbox import Mailbox
 from .metrics import Metrics
 from .online import ONLINE_COMMANDS, ONLINE_ONLY, Online, _Deadline, _Grace, new_online_state
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
@@ -206,7 +207,7 @@ class Table(Seating, Handlers, Online):
         ) = None
         # Bounded by its producers: each socket has at most ``Conn.inflight`` messages waiting,
         # a table has a bounded number of sockets, and at most one computer turn is pending.
-        self.queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self.queue: Mailbox[_Item] = Mailbox()
         self._settings_bucket = TokenBucket(config.settings_rate, config.settings_burst)
         self._step_bucket = TokenBucket(config.step_rate, config.step_burst)
         self._probe: asyncio.Task[None] | None = None
