@@ -971,7 +971,7 @@ class Table(Seating, Handlers, Online):
             and sent[0][2] <= len(game.hands[-2].actions)
         ):
             # the copy holds the hand before this one: the rest of that hand, then the copy
-            # deals this hand itself (checked against the deck), then what it holds already
+            # deals this hand itself (checked against the deck), then this hand's actions so far
             request["actions"] = [
                 *map(action_to_text, game.hands[-2].actions[sent[0][2] :]),
                 NEXT_HAND,
