@@ -98,11 +98,15 @@ class Game:
 
     # ------------------------------------------------------------------ playing
 
-    def apply(self, action: Action) -> None:
-        """Apply an action to the current hand; raises :class:`IllegalAction`."""
+    def apply(self, action: Action, *, validate: bool = True) -> None:
+        """Apply an action to the current hand; raises :class:`IllegalAction`.
+
+        ``validate=False`` skips the check: only for an action known to be legal (one of
+        ``state.legal_actions()`` in this very position).
+        """
         if self.state.is_over:
             raise IllegalAction("hand_over", "R10", "the hand is over: deal the next hand")
-        self.state.apply(action)
+        self.state.apply(action, validate=validate)
         self.hands[-1].actions.append(action)
         if self.state.is_over:
             self._finish_hand()

@@ -220,6 +220,27 @@ def test_random_matches_terminate_and_replay(config, seed, target):
     check_replay(g)
 
 
+@settings(max_examples=10, derandomize=True, database=None, deadline=None,
+          suppress_health_check=list(HealthCheck))
+@given(config=hst.sampled_from(sorted(CONFIGS)), seed=hst.integers(0, 2**32 - 1))
+def test_a_listed_action_applied_unchecked_plays_as_checked(config, seed):
+    """``Game.apply(action, validate=False)`` (what the server does with a move found in
+    ``legal_actions()``) leaves every position, record and result as the checked form does."""
+    checked, unchecked = Game(CONFIGS[config], seed=seed), Game(CONFIGS[config], seed=seed)
+    rng = random.Random(seed)
+    for _ in range(3):
+        while not checked.state.is_over:
+            action = rng.choice(checked.state.legal_actions())
+            checked.apply(action)
+            unchecked.apply(action, validate=False)
+            assert position_to_json(unchecked.state) == position_to_json(checked.state)
+        assert unchecked.to_record() == checked.to_record() and unchecked.scores == checked.scores
+        if checked.is_over:
+            break
+        checked.next_hand()
+        unchecked.next_hand()
+
+
 # ---------------------------------------------------------------- arbitrary actions
 
 

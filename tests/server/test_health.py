@@ -79,3 +79,22 @@ def test_metrics_show_a_stalled_event_loop(sqlite_url: str) -> None:
             time.sleep(0.05)
         later_within, later_total = lag_counts(c.get("/metrics").text)
         assert later_total - later_within > total - within  # one more wake-up came late
+
+
+def test_counts_reach_the_metrics_page_each_once() -> None:
+    """``Metrics.count`` keeps counts in memory until the page is rendered: every count made
+    before a render is on it, and none is added twice by a later render."""
+    from canasta.server.metrics import Metrics
+
+    metrics = Metrics(lambda: 0.0, lambda: 0.0)
+    for _ in range(3):
+        metrics.count(metrics.changes, "action")
+    metrics.count(metrics.computer_moves, "worker")
+    first = metrics.render().decode()
+    assert 'canasta_changes_total{kind="action"} 3.0' in first
+    assert 'canasta_computer_moves_total{how="worker"} 1.0' in first
+    metrics.count(metrics.changes, "action")
+    second = metrics.render().decode()
+    assert 'canasta_changes_total{kind="action"} 4.0' in second
+    assert 'canasta_computer_moves_total{how="worker"} 1.0' in second
+    assert metrics.render().decode().count('kind="action"} 4.0') == 1

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -67,15 +66,22 @@ class Metrics:
             registry=self.registry,
         )
 
-        #: the counters' labelled children, looked up once per label (every change counts one)
-        self._children: dict[tuple[Counter, str], Any] = {}
+        #: counts not yet added to the counters: every change counts two or three, and a
+        #: prometheus-client counter takes a lock for each; they are added when the page is
+        #: rendered (:meth:`flush`), so the page shows every count made before it
+        self._pending: dict[tuple[Counter, str], int] = {}
 
     def count(self, counter: Counter, label: str) -> None:
         """Add one to ``counter`` (one of this registry's labelled counters) for ``label``."""
-        child = self._children.get((counter, label))
-        if child is None:
-            child = self._children[(counter, label)] = counter.labels(label)
-        child.inc()
+        key = (counter, label)
+        pending = self._pending
+        pending[key] = pending.get(key, 0) + 1
+
+    def flush(self) -> None:
+        """Add the counts made since the last flush to the counters."""
+        pending, self._pending = self._pending, {}
+        for (counter, label), n in pending.items():
+            counter.labels(label).inc(n)
 
     async def probe_loop_lag(self) -> None:
         """Sleep a quarter second at a time, forever, and record how late each wake-up is:
@@ -86,4 +92,5 @@ class Metrics:
             self.loop_lag_seconds.observe(max(0.0, time.perf_counter() - asked))
 
     def render(self) -> bytes:
+        self.flush()
         return bytes(generate_latest(self.registry))

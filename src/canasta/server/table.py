@@ -543,7 +543,8 @@ class Table(Seating, Handlers, Online):
             if count <= len(events) and (count == 0 or events[count - 1] is known[-1]):
                 if count == len(events):
                     return texts, epoch
-                texts = texts + [dumps_bytes(event_json(e)) for e in events[count:]]
+                # extended in place: the list is read only while a state is built, never kept
+                texts += [dumps_bytes(event_json(e)) for e in events[count:]]
                 self._history_cache[seat] = (events, texts, epoch)
                 return texts, epoch
         self._history_epochs += 1
@@ -1096,8 +1097,11 @@ class Table(Seating, Handlers, Online):
                 action, how = chosen, "worker"
             else:
                 action, how = await self._choose_here(seat, legal, quick=late)
-        try:  # checked once, by the core as it applies it
-            self.game.apply(action)
+        try:
+            # checked once: a move the core listed for this very position (a forced move, the
+            # worker's or this process's choice found in the list) needs no second check; any
+            # other is checked as the core applies it
+            self.game.apply(action, validate=action not in legal)
         except IllegalAction:
             log.error(
                 "table %s: computer seat %d chose an illegal %s (%s)",
