@@ -14,7 +14,9 @@ from typing import Any
 
 import orjson
 
-_OPTIONS = orjson.OPT_NON_STR_KEYS
+#: for a mapping with keys other than strings (written as strings, as ``json`` does): orjson is
+#: slower with this option on, so it is tried only when a plain encoding refuses the value
+_NON_STR_KEYS = orjson.OPT_NON_STR_KEYS
 
 #: JSON text placed verbatim in a document :func:`dumps` encodes
 Raw = orjson.Fragment
@@ -29,7 +31,11 @@ def _fallback(obj: Any) -> Any:
 def dumps_bytes(obj: Any) -> bytes:
     """``obj`` as compact UTF-8 JSON."""
     try:
-        return orjson.dumps(obj, option=_OPTIONS)
+        return orjson.dumps(obj)
+    except orjson.JSONEncodeError:
+        pass
+    try:
+        return orjson.dumps(obj, option=_NON_STR_KEYS)
     except orjson.JSONEncodeError:
         return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=_fallback).encode()
 
