@@ -1099,9 +1099,14 @@ class Table(Seating, Handlers, Online):
                 action, how = await self._choose_here(seat, legal, quick=late)
         try:
             # checked once: a move the core listed for this very position (a forced move, the
-            # worker's or this process's choice found in the list) needs no second check; any
-            # other is checked as the core applies it
-            self.game.apply(action, validate=action not in legal)
+            # worker's or this process's choice found in the list) needs no second check, and
+            # the listed object itself is applied (and recorded); any other is checked as the
+            # core applies it
+            try:
+                action, listed = legal[legal.index(action)], True
+            except ValueError:
+                listed = False
+            self.game.apply(action, validate=not listed)
         except IllegalAction:
             log.error(
                 "table %s: computer seat %d chose an illegal %s (%s)",
