@@ -47,3 +47,20 @@ def cluster_urls() -> Iterator[tuple[str, str]]:
         r.flushdb()
         r.close()
         asyncio.run(ddl(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """An emptied Redis database (no PostgreSQL needed)."""
+    if not REDIS_URL:
+        pytest.skip("CANASTA_TEST_REDIS_URL is not set")
+    import redis
+
+    url = REDIS_URL.rsplit("/", 1)[0] + "/6"
+    r = redis.Redis.from_url(url)
+    r.flushdb()
+    try:
+        yield url
+    finally:
+        r.flushdb()
+        r.close()

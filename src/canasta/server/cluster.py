@@ -21,10 +21,11 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .conn import Conn
+from .conn import CLOSE_RELOAD, Conn
 from .encoding import dumps, loads
 from .tasks import start_tasks, stop_tasks
 
@@ -33,6 +34,12 @@ log = logging.getLogger("canasta.server")
 #: how long a lease lives without renewal, and how often its owner renews it (seconds)
 LEASE_SECONDS = 5.0
 RENEW_SECONDS = 1.0
+#: Redis connections a node opens at most; a command finding them all busy waits for one (at
+#: most :data:`REDIS_WAIT_SECONDS`) instead of failing, as redis-py's default pool does past 100
+REDIS_CONNECTIONS = 32
+REDIS_WAIT_SECONDS = 10.0
+#: publishes sent in one pipelined round trip at most
+PUBLISH_BATCH = 512
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -80,6 +87,81 @@ class LocalCluster:
         raise RuntimeError("a single node has no one to publish to")
 
 
+class PublishError(RuntimeError):
+    """A message could not be published (Redis is away or failed)."""
+
+
+class Publisher:
+    """Publishes in order, many messages a round trip: what callers publish while a round trip
+    is under way goes in the next one, one pipeline on one connection.
+
+    Under load hundreds of sockets publish at once (the states a table's owner relays, the
+    frames a forwarding node passes on); one round trip and one pooled connection each would
+    cost a Redis round trip per message and exhaust any pool. Each caller still waits until
+    its own message has been published, or gets :class:`PublishError`.
+    """
+
+    def __init__(self, redis: Any) -> None:
+        self.redis = redis
+        self._waiting: list[tuple[str, str, asyncio.Future[None]]] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._sending = False
+
+    async def publish(self, channel: str, data: str) -> None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        self._waiting.append((channel, data, done))
+        if self._task is None or self._task.done():
+            self._task = loop.create_task(self._send_forever(), name="cluster-publish")
+        self._wake.set()
+        await done
+
+    async def _send_forever(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._waiting:
+                batch = self._waiting[:PUBLISH_BATCH]
+                del self._waiting[:PUBLISH_BATCH]
+                self._sending = True
+                try:
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for channel, data, _ in batch:
+                            pipe.publish(channel, data)
+                        await pipe.execute()
+                except asyncio.CancelledError:
+                    self._fail(batch, "the node is stopping")
+                    raise
+                except Exception as e:
+                    self._fail(batch, f"{type(e).__name__}: {e}")
+                else:
+                    for _, _, done in batch:
+                        if not done.done():
+                            done.set_result(None)
+                finally:
+                    self._sending = False
+
+    @staticmethod
+    def _fail(batch: list[tuple[str, str, asyncio.Future[None]]], why: str) -> None:
+        for _, _, done in batch:
+            if not done.done():
+                done.set_exception(PublishError(why))
+
+    async def close(self, wait: float = 2.0) -> None:
+        """Stop, once what is waiting has been published (at most ``wait`` seconds)."""
+        until = time.monotonic() + wait
+        while (self._waiting or self._sending) and self._task is not None and time.monotonic() < until:
+            await asyncio.sleep(0.02)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+            self._task = None
+        waiting, self._waiting = self._waiting, []
+        self._fail(waiting, "the node is stopping")
+
+
 class RedisCluster:
     """Leases and forwarding over Redis (see the module docstring)."""
 
@@ -90,7 +172,12 @@ class RedisCluster:
 
         self.url = url
         self.node = f"n-{secrets.token_hex(6)}"
-        self.redis: Any = aioredis.from_url(url, decode_responses=True)
+        self.redis: Any = aioredis.Redis.from_pool(
+            aioredis.BlockingConnectionPool.from_url(
+                url, decode_responses=True, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_SECONDS
+            )
+        )
+        self._publisher = Publisher(self.redis)
         self._leases: dict[str, str] = {}  # resource -> the value this node holds
         self._handlers: dict[str, Handler] = {}
         self._pubsub: Any = None
@@ -114,6 +201,7 @@ class RedisCluster:
         for resource in list(self._leases):
             with contextlib.suppress(Exception):
                 await self.release(resource)
+        await self._publisher.close()
         with contextlib.suppress(Exception):
             await self.redis.delete(self.alive_key(self.node))
         with contextlib.suppress(Exception):
@@ -221,7 +309,7 @@ class RedisCluster:
         sent as it is) travels after a newline, not escaped inside the JSON: compact JSON has
         no raw newline, so the first one ends the header."""
         data = dumps(message)
-        await self.redis.publish(channel, data if text is None else f"{data}\n{text}")
+        await self._publisher.publish(channel, data if text is None else f"{data}\n{text}")
 
     async def _listen(self) -> None:
         while True:
@@ -260,6 +348,9 @@ class RemoteConn(Conn):
         self.cluster = cluster
         self.node = node
         self.conn_id = conn_id
+        #: the number of the last message published to the socket's node (each carries its
+        #: number ``n``: a gap tells that node a message was lost, see Forwarding._to_local)
+        self.published = 0
         self._pump = asyncio.get_running_loop().create_task(self._forward(), name="remote-conn")
         #: the forwarded socket's messages, handed to the table one at a time in order
         self.incoming: asyncio.Queue[str | None] = asyncio.Queue()
@@ -268,20 +359,29 @@ class RemoteConn(Conn):
         channel = RedisCluster.node_channel(self.node)
         while True:
             message = await self.outbox.get()
+            self.published += 1
             if message is None:
-                op: dict[str, Any] = {"op": "close", "conn": self.conn_id, "code": self.close_code or 1000,
-                                      "reason": self.close_reason}
+                op: dict[str, Any] = {"op": "close", "conn": self.conn_id, "n": self.published,
+                                      "code": self.close_code or 1000, "reason": self.close_reason}
                 with contextlib.suppress(Exception):
                     await self.cluster.publish(channel, op)
                 return
             # a message encoded already (a state shared by an audience) travels as its text
             try:
                 if isinstance(message, str):
-                    await self.cluster.publish(channel, {"op": "send", "conn": self.conn_id}, message)
+                    await self.cluster.publish(
+                        channel, {"op": "send", "conn": self.conn_id, "n": self.published}, message
+                    )
                 else:
-                    await self.cluster.publish(channel, {"op": "send", "conn": self.conn_id, "msg": message})
+                    await self.cluster.publish(
+                        channel, {"op": "send", "conn": self.conn_id, "n": self.published, "msg": message}
+                    )
             except Exception:
-                log.warning("cluster: could not forward to node %s", self.node)
+                # lost: the socket's node sees the gap in the numbers at the next message and
+                # closes the socket (the browser reconnects and is sent the whole state); this
+                # end stops sending to it now
+                log.warning("cluster: could not forward to node %s; dropping the socket", self.node)
+                self.drop(CLOSE_RELOAD, "a message to your connection's server was lost: reconnect")
 
     def stop(self) -> None:
         self._pump.cancel()

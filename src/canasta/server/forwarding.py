@@ -48,6 +48,8 @@ class Forwarding:
         self.config = config
         #: sockets of this node forwarded elsewhere, by forwarding id
         self.local: dict[str, Conn] = {}
+        #: the number of the last message relayed to each of them (see RemoteConn.published)
+        self._relayed: dict[str, int] = {}
         #: forwarded sockets this node serves, by (their node, their id)
         self.remote: dict[tuple[str, str], tuple[str, RemoteConn, asyncio.Task[None]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -214,9 +216,18 @@ class Forwarding:
         if message.get("op") == "adopt" and isinstance(message.get("table"), str):
             await self.tables.adopt(message["table"])  # a new match placed on this node
             return
-        conn = self.local.get(str(message.get("conn")))
+        conn_id = str(message.get("conn"))
+        conn = self.local.get(conn_id)
         if conn is None:
             return
+        n = message.get("n")
+        if isinstance(n, int):  # the owner numbers what it sends a socket: a gap is a loss
+            last = self._relayed.get(conn_id, 0)
+            self._relayed[conn_id] = n
+            if n != last + 1 and message.get("op") != "close":
+                log.warning("cluster: messages to a forwarded socket were lost; closing it")
+                conn.drop(CLOSE_RELOAD, "some of the server's messages were lost: reconnect")
+                return
         if message.get("op") == "send" and isinstance(message.get("msg"), dict):
             conn.send(message["msg"])
         elif message.get("op") == "send" and isinstance(message.get("text"), str):
@@ -265,6 +276,7 @@ class Forwarding:
             await self.cluster.publish(channel, {**base, **join})
         except Exception:
             self.local.pop(conn_id, None)
+            self._relayed.pop(conn_id, None)
             await websocket.send_text('{"type":"error","code":"storage_unavailable","message":"try again"}')
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
@@ -287,6 +299,7 @@ class Forwarding:
 
         async def ending() -> None:
             self.local.pop(conn_id, None)
+            self._relayed.pop(conn_id, None)
             with contextlib.suppress(Exception):
                 await self.cluster.publish(channel, {**base, "op": "leave"})
 
