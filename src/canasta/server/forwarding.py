@@ -48,6 +48,8 @@ class Forwarding:
         self.config = config
         #: sockets of this node forwarded elsewhere, by forwarding id
         self.local: dict[str, Conn] = {}
+        #: what each of them was forwarded to: (the resource, its owner node then)
+        self._targets: dict[str, tuple[str, str]] = {}
         #: the number of the last message relayed to each of them (see RemoteConn.published)
         self._relayed: dict[str, int] = {}
         #: forwarded sockets this node serves, by (their node, their id)
@@ -58,7 +60,11 @@ class Forwarding:
 
     async def start(self) -> None:
         self._tasks = start_tasks(
-            {"lobby-lease": self._lead_lobby_forever(), "forward-reaper": self._reap_forever()}
+            {
+                "lobby-lease": self._lead_lobby_forever(),
+                "forward-reaper": self._reap_forever(),
+                "forward-watch": self._watch_forever(),
+            }
         )
 
     async def close(self) -> None:
@@ -195,6 +201,37 @@ class Forwarding:
                     for key in [k for k in self.remote if k[0] == node]:
                         await self._leave(key)
 
+    async def _watch_forever(self) -> None:
+        """Every few seconds: a forwarded socket whose table (or the lobby) has another owner
+        now, or whose owner node is dead, is closed with 4409 (the browser reconnects, to
+        whichever node it reaches). One round trip for all of this node's forwarded sockets."""
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            try:
+                await self.watch_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis away: the sockets stay until it answers again
+                log.warning("cluster: could not check the forwarded sockets' owners")
+
+    async def watch_once(self) -> None:
+        targets = dict(self._targets)
+        if not targets:
+            return
+        resources = sorted({r for r, _ in targets.values()})
+        nodes = sorted({n for _, n in targets.values()})
+        async with self.cluster.redis.pipeline(transaction=False) as pipe:
+            pipe.mget([RedisCluster.lease_key(r) for r in resources])
+            for node in nodes:
+                pipe.exists(RedisCluster.alive_key(node))
+            leases, *alive = await pipe.execute()
+        owners = {r: None if v is None else str(v).rsplit(":", 1)[0] for r, v in zip(resources, leases, strict=True)}
+        living = {n for n, up in zip(nodes, alive, strict=True) if up}
+        for conn_id, (resource, node) in targets.items():
+            conn = self.local.get(conn_id)
+            if conn is not None and (owners[resource] != node or node not in living):
+                conn.drop(CLOSE_RELOAD, "the table moved to another server: reconnect")
+
     async def _lead_lobby_forever(self) -> None:
         """One node runs the lobby; when it dies another takes over (from the saved queue and
         rooms)."""
@@ -277,6 +314,7 @@ class Forwarding:
         except Exception:
             self.local.pop(conn_id, None)
             self._relayed.pop(conn_id, None)
+            self._targets.pop(conn_id, None)
             await websocket.send_text('{"type":"error","code":"storage_unavailable","message":"try again"}')
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
@@ -285,21 +323,12 @@ class Forwarding:
             text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
             await self.cluster.publish(channel, {**base, "op": "msg", "raw": text})
 
-        async def watch() -> None:
-            while not conn.closed:
-                await asyncio.sleep(WATCH_SECONDS)
-                try:
-                    owner = await self.cluster.owner(resource)
-                    alive = await self.cluster.alive(owner_node)
-                except Exception:
-                    continue
-                if owner != owner_node or not alive:
-                    conn.drop(CLOSE_RELOAD, "the table moved to another server: reconnect")
-                    return
+        self._targets[conn_id] = (resource, owner_node)
 
         async def ending() -> None:
             self.local.pop(conn_id, None)
             self._relayed.pop(conn_id, None)
+            self._targets.pop(conn_id, None)
             with contextlib.suppress(Exception):
                 await self.cluster.publish(channel, {**base, "op": "leave"})
 
@@ -308,6 +337,5 @@ class Forwarding:
             conn,
             read_frames(websocket, conn, deliver),
             ending=ending,
-            watch=watch(),
             default_code=CLOSE_RELOAD,
         )

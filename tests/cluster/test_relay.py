@@ -1,7 +1,8 @@
-"""Messages between nodes under load (docs/deploy.md): a node publishes through one ordered
+"""Forwarded sockets under load (docs/deploy.md): a node publishes through one ordered
 pipeline however many sockets publish at once, and a message to a forwarded socket that is lost
 closes that socket (4409, the browser reconnects and is sent the whole state) instead of
-leaving the browser a state behind."""
+leaving the browser a state behind; and one round trip a beat checks every forwarded socket's
+owner, however many there are."""
 
 from __future__ import annotations
 
@@ -97,6 +98,32 @@ def test_a_gap_in_a_forwarded_sockets_messages_closes_it(redis_url):
             assert gapped.outbox.get_nowait() is None  # nothing after the gap reaches the browser
         finally:
             await owner.close()
+            await node.close()
+
+    asyncio.run(main())
+
+
+def test_one_round_trip_closes_the_forwarded_sockets_whose_owner_moved_or_died(redis_url):
+    async def main() -> None:
+        node = RedisCluster(redis_url)
+        other = aioredis.from_url(redis_url, decode_responses=True)
+        forwarding = Forwarding(node, SimpleNamespace(serve_forwarded=None), SimpleNamespace(), ServerConfig())  # type: ignore[arg-type]
+        conns = {name: Conn(account=None, owner=False) for name in ("stays", "moved", "dead", "gone")}
+        try:
+            await other.set(RedisCluster.alive_key("n-a"), "1")
+            await other.set(RedisCluster.lease_key("table:t1"), "n-a:1")
+            await other.set(RedisCluster.lease_key("table:t2"), "n-b:2")  # taken over by n-b
+            await other.set(RedisCluster.lease_key("table:t3"), "n-c:1")  # n-c is not alive
+            targets = {"stays": ("table:t1", "n-a"), "moved": ("table:t2", "n-a"),
+                       "dead": ("table:t3", "n-c"), "gone": ("table:t4", "n-a")}  # t4: no owner
+            for name, conn in conns.items():
+                forwarding.local[name] = conn
+                forwarding._targets[name] = targets[name]
+            await forwarding.watch_once()
+            assert not conns["stays"].closed
+            assert {name for name, c in conns.items() if c.close_code == CLOSE_RELOAD} == {"moved", "dead", "gone"}
+        finally:
+            await other.aclose()
             await node.close()
 
     asyncio.run(main())
