@@ -38,7 +38,7 @@ RENEW_SECONDS = 1.0
 #: most :data:`REDIS_WAIT_SECONDS`) instead of failing, as redis-py's default pool does past 100
 REDIS_CONNECTIONS = 32
 REDIS_WAIT_SECONDS = 10.0
-#: publishes sent in one pipelined round trip at most
+#: publishes sent in one round trip at most
 PUBLISH_BATCH = 512
 
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
@@ -48,6 +48,13 @@ if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0
+"""
+#: publish ARGV's (channel, message) pairs in order: a batch in one command and one reply
+_PUBLISH_ALL = """
+for i = 1, #ARGV, 2 do
+  redis.call('publish', ARGV[i], ARGV[i + 1])
+end
+return #ARGV / 2
 """
 _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -93,16 +100,18 @@ class PublishError(RuntimeError):
 
 class Publisher:
     """Publishes in order, many messages a round trip: what callers publish while a round trip
-    is under way goes in the next one, one pipeline on one connection.
+    is under way goes in the next one, one script call (:data:`_PUBLISH_ALL`) on one connection.
 
     Under load hundreds of sockets publish at once (the states a table's owner relays, the
     frames a forwarding node passes on); one round trip and one pooled connection each would
-    cost a Redis round trip per message and exhaust any pool. Each caller still waits until
+    cost a Redis round trip per message and exhaust any pool; a pipeline of PUBLISH commands
+    would still parse a reply per message. Each caller still waits until
     its own message has been published, or gets :class:`PublishError`.
     """
 
     def __init__(self, redis: Any) -> None:
         self.redis = redis
+        self._script = redis.register_script(_PUBLISH_ALL)
         self._waiting: list[tuple[str, str, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -126,10 +135,7 @@ class Publisher:
                 del self._waiting[:PUBLISH_BATCH]
                 self._sending = True
                 try:
-                    async with self.redis.pipeline(transaction=False) as pipe:
-                        for channel, data, _ in batch:
-                            pipe.publish(channel, data)
-                        await pipe.execute()
+                    await self._script(args=[part for channel, data, _ in batch for part in (channel, data)])
                 except asyncio.CancelledError:
                     self._fail(batch, "the node is stopping")
                     raise
