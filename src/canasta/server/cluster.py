@@ -320,7 +320,7 @@ class RedisCluster:
     async def _listen(self) -> None:
         while True:
             try:
-                item = await self._pubsub.get_message(timeout=1.0)
+                item = await self._pubsub.get_message(timeout=None)  # no timer per message
             except asyncio.CancelledError:
                 raise
             except Exception:
