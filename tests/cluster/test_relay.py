@@ -61,7 +61,7 @@ def test_a_publish_redis_cannot_take_fails_with_publish_error():
             # the socket (it is sent nothing more, its node sees the gap)
             rc = RemoteConn(node, "n-elsewhere", "c1", account=None, owner=False)
             rc.send("a state")
-            for _ in range(200):
+            for _ in range(500):
                 if rc.closed:
                     break
                 await asyncio.sleep(0.01)
@@ -88,7 +88,7 @@ def test_a_gap_in_a_forwarded_sockets_messages_closes_it(redis_url):
                 await owner.publish(channel, {"op": "send", "conn": "whole", "n": n}, f"state {n}")
             await owner.publish(channel, {"op": "send", "conn": "gapped", "n": 1}, "state 1")
             await owner.publish(channel, {"op": "send", "conn": "gapped", "n": 3}, "state 3")  # 2 lost
-            for _ in range(300):
+            for _ in range(500):
                 if whole.outbox.qsize() == 3 and gapped.closed:
                     break
                 await asyncio.sleep(0.01)
