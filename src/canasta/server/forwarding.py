@@ -321,7 +321,11 @@ class Forwarding:
 
         async def deliver(raw: str | bytes) -> None:
             text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
-            await self.cluster.publish(channel, {**base, "op": "msg", "raw": text})
+            try:
+                await self.cluster.publish(channel, {**base, "op": "msg", "raw": text})
+            except Exception:  # Redis failed: the frame is lost, so the browser starts afresh
+                log.warning("cluster: could not forward a frame to its owner; closing the socket")
+                conn.drop(CLOSE_RELOAD, "the table's server could not be reached: reconnect")
 
         self._targets[conn_id] = (resource, owner_node)
 
