@@ -1,5 +1,5 @@
-"""Forwarded sockets under load (docs/deploy.md): a node publishes through one ordered
-pipeline however many sockets publish at once, and a message to a forwarded socket that is lost
+"""Forwarded sockets under load (docs/deploy.md): a node publishes in order, in batches,
+however many sockets publish at once, and a message to a forwarded socket that is lost
 closes that socket (4409, the browser reconnects and is sent the whole state) instead of
 leaving the browser a state behind; and one round trip a beat checks every forwarded socket's
 owner, however many there are."""
