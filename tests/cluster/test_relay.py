@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 from canasta.server.cluster import REDIS_CONNECTIONS, PublishError, RedisCluster, RemoteConn
 from canasta.server.config import ServerConfig
 from canasta.server.conn import CLOSE_RELOAD, Conn
-from canasta.server.forwarding import Forwarding
+from canasta.server.forwarding import Forwarded, Forwarding
 
 
 async def _received(sub: aioredis.client.PubSub, count: int, seconds: float = 10.0) -> list[str]:
@@ -81,7 +81,8 @@ def test_a_gap_in_a_forwarded_sockets_messages_closes_it(redis_url):
         tables = SimpleNamespace(serve_forwarded=None)
         forwarding = Forwarding(node, tables, SimpleNamespace(), ServerConfig())  # type: ignore[arg-type]
         whole, gapped = Conn(account=None, owner=False), Conn(account=None, owner=False)
-        forwarding.local["whole"], forwarding.local["gapped"] = whole, gapped
+        forwarding.local["whole"] = Forwarded(whole, "table:t1", "n-owner")
+        forwarding.local["gapped"] = Forwarded(gapped, "table:t1", "n-owner")
         channel = RedisCluster.node_channel(node.node)
         try:
             for n in (1, 2, 3):
@@ -117,8 +118,7 @@ def test_one_round_trip_closes_the_forwarded_sockets_whose_owner_moved_or_died(r
             targets = {"stays": ("table:t1", "n-a"), "moved": ("table:t2", "n-a"),
                        "dead": ("table:t3", "n-c"), "gone": ("table:t4", "n-a")}  # t4: no owner
             for name, conn in conns.items():
-                forwarding.local[name] = conn
-                forwarding._targets[name] = targets[name]
+                forwarding.local[name] = Forwarded(conn, *targets[name])
             await forwarding.watch_once()
             assert not conns["stays"].closed
             assert {name for name, c in conns.items() if c.close_code == CLOSE_RELOAD} == {"moved", "dead", "gone"}

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket
@@ -37,6 +38,18 @@ REMOTE_BACKLOG = 64
 WATCH_SECONDS = 2.0
 
 
+@dataclass(slots=True, eq=False)
+class Forwarded:
+    """A socket of this node forwarded to the owner of ``resource``."""
+
+    conn: Conn
+    resource: str
+    #: the node that owned ``resource`` when the socket was forwarded
+    owner: str
+    #: the number of the last message the owner relayed to it (see ``RemoteConn.published``)
+    relayed: int = 0
+
+
 
 class Forwarding:
     """This node's forwarded sockets, both ways."""
@@ -47,11 +60,7 @@ class Forwarding:
         self.lobby = lobby
         self.config = config
         #: sockets of this node forwarded elsewhere, by forwarding id
-        self.local: dict[str, Conn] = {}
-        #: what each of them was forwarded to: (the resource, its owner node then)
-        self._targets: dict[str, tuple[str, str]] = {}
-        #: the number of the last message relayed to each of them (see RemoteConn.published)
-        self._relayed: dict[str, int] = {}
+        self.local: dict[str, Forwarded] = {}
         #: forwarded sockets this node serves, by (their node, their id)
         self.remote: dict[tuple[str, str], tuple[str, RemoteConn, asyncio.Task[None]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -69,8 +78,8 @@ class Forwarding:
 
     async def close(self) -> None:
         await stop_tasks(self._tasks)
-        for conn in list(self.local.values()):
-            conn.drop(CLOSE_RELOAD, "the server is restarting: reconnect")
+        for forwarded in list(self.local.values()):
+            forwarded.conn.drop(CLOSE_RELOAD, "the server is restarting: reconnect")
 
     # ------------------------------------------------------------------ the owner's side
 
@@ -215,11 +224,11 @@ class Forwarding:
                 log.warning("cluster: could not check the forwarded sockets' owners")
 
     async def watch_once(self) -> None:
-        targets = dict(self._targets)
-        if not targets:
+        local = list(self.local.values())
+        if not local:
             return
-        resources = sorted({r for r, _ in targets.values()})
-        nodes = sorted({n for _, n in targets.values()})
+        resources = sorted({f.resource for f in local})
+        nodes = sorted({f.owner for f in local})
         async with self.cluster.redis.pipeline(transaction=False) as pipe:
             pipe.mget([RedisCluster.lease_key(r) for r in resources])
             for node in nodes:
@@ -227,10 +236,9 @@ class Forwarding:
             leases, *alive = await pipe.execute()
         owners = {r: None if v is None else str(v).rsplit(":", 1)[0] for r, v in zip(resources, leases, strict=True)}
         living = {n for n, up in zip(nodes, alive, strict=True) if up}
-        for conn_id, (resource, node) in targets.items():
-            conn = self.local.get(conn_id)
-            if conn is not None and (owners[resource] != node or node not in living):
-                conn.drop(CLOSE_RELOAD, "the table moved to another server: reconnect")
+        for f in local:
+            if owners[f.resource] != f.owner or f.owner not in living:
+                f.conn.drop(CLOSE_RELOAD, "the table moved to another server: reconnect")
 
     async def _lead_lobby_forever(self) -> None:
         """One node runs the lobby; when it dies another takes over (from the saved queue and
@@ -253,14 +261,13 @@ class Forwarding:
         if message.get("op") == "adopt" and isinstance(message.get("table"), str):
             await self.tables.adopt(message["table"])  # a new match placed on this node
             return
-        conn_id = str(message.get("conn"))
-        conn = self.local.get(conn_id)
-        if conn is None:
+        forwarded = self.local.get(str(message.get("conn")))
+        if forwarded is None:
             return
+        conn = forwarded.conn
         n = message.get("n")
         if isinstance(n, int):  # the owner numbers what it sends a socket: a gap is a loss
-            last = self._relayed.get(conn_id, 0)
-            self._relayed[conn_id] = n
+            last, forwarded.relayed = forwarded.relayed, n
             if n != last + 1 and message.get("op") != "close":
                 log.warning("cluster: messages to a forwarded socket were lost; closing it")
                 conn.drop(CLOSE_RELOAD, "some of the server's messages were lost: reconnect")
@@ -302,7 +309,7 @@ class Forwarding:
         state; see :class:`Conn`)."""
         conn_id = secrets.token_hex(8)
         conn = Conn.with_limits(self.config, account=account, owner=False)
-        self.local[conn_id] = conn
+        self.local[conn_id] = Forwarded(conn, resource, owner_node)
         channel = RedisCluster.in_channel(resource)
         base = {"node": self.cluster.node, "conn": conn_id}
         try:
@@ -313,8 +320,6 @@ class Forwarding:
             await self.cluster.publish(channel, {**base, **join})
         except Exception:
             self.local.pop(conn_id, None)
-            self._relayed.pop(conn_id, None)
-            self._targets.pop(conn_id, None)
             await websocket.send_text('{"type":"error","code":"storage_unavailable","message":"try again"}')
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
@@ -327,12 +332,8 @@ class Forwarding:
                 log.warning("cluster: could not forward a frame to its owner; closing the socket")
                 conn.drop(CLOSE_RELOAD, "the table's server could not be reached: reconnect")
 
-        self._targets[conn_id] = (resource, owner_node)
-
         async def ending() -> None:
             self.local.pop(conn_id, None)
-            self._relayed.pop(conn_id, None)
-            self._targets.pop(conn_id, None)
             with contextlib.suppress(Exception):
                 await self.cluster.publish(channel, {**base, "op": "leave"})
 
