@@ -13,6 +13,7 @@ from sqlalchemy import func, select, text
 
 from canasta.server.db import HERE, StatsDelta, Store, TableLogRow, TableRow, VersionConflict
 
+from .conftest import PG_URL
 from .support import client, create_table, new_table, receive, receive_until, send
 
 
@@ -156,6 +157,88 @@ async def test_a_batch_saves_what_one_change_at_a_time_saves(db_url: str) -> Non
         assert [await store.get_stats(p) for p in who] == [
             shown(0, 0, 200, 5, 0, 0), shown(1, 1, None, 2, 1, 1), shown(1, 1, -20, 0, 1, 1)
         ]
+    finally:
+        await store.dispose()
+
+
+@pytest.mark.asyncio
+async def test_postgresql_commits_a_batch_in_one_statement() -> None:
+    """PostgreSQL commits the changes without statistics with one statement on the writer's
+    own connection: columns set by only some changes (a snapshot) keep their value in the
+    others; a stale version and a log row written by another writer are refused, alone;
+    a connection the server ended is replaced before the next batch."""
+    if not PG_URL:
+        pytest.skip("CANASTA_TEST_PG_URL is not set")
+    store = Store(PG_URL)
+    await store.migrate()
+    tag = random.randrange(10**9)
+    together = []  # the batches that took the statement-by-statement path
+    write_batch = store._write_batch
+
+    async def spy(conn: object, batch: list[object], **kw: bool) -> None:
+        together.append(len(batch))
+        await write_batch(conn, batch, **kw)  # type: ignore[arg-type]
+
+    store._write_batch = spy  # type: ignore[method-assign]
+    try:
+        tables = [new_table(store, f"one-{tag}-{i}", mode="computer", seed=i) for i in range(4)]
+        for t in tables:
+            await store.save_table(t.row_values())
+        first = {t.id: (await store.load_table(t.id)).record for t in tables}  # type: ignore[union-attr]
+
+        def values(i: int, seq: int, snapshot: bool) -> dict[str, object]:
+            v: dict[str, object] = {"paused": (i + seq) % 2 == 1, "options": {"n": i * 10 + seq}, "handoff": None}
+            if snapshot:
+                v |= {"record": {"snap": i, "seq": seq}, "snapshot_seq": seq}
+            return v
+
+        async def batch(seqs: dict[int, int], snapshots: frozenset[int] = frozenset()) -> dict[int, object]:
+            results = await asyncio.gather(
+                *(
+                    store.append_change(
+                        tables[i].id, seq=seq, entry={"kind": "action", "seq": seq}, values=values(i, seq, i in snapshots)
+                    )
+                    for i, seq in seqs.items()
+                ),
+                return_exceptions=True,
+            )
+            return dict(zip(seqs, results, strict=True))
+
+        async def check(i: int, seq: int, snapshot_at: int) -> None:
+            row = await store.load_table(tables[i].id)
+            assert row is not None and row.version == seq
+            assert row.paused is ((i + seq) % 2 == 1) and row.options == {"n": i * 10 + seq} and row.handoff is None
+            assert row.snapshot_seq == snapshot_at
+            assert row.record == (first[tables[i].id] if snapshot_at == 0 else {"snap": i, "seq": snapshot_at})
+            assert await store.load_log(tables[i].id, 0) == [{"kind": "action", "seq": s} for s in range(1, seq + 1)]
+
+        # one batch: tables 0 and 2 write a snapshot, 1 and 3 keep theirs
+        assert await batch({0: 1, 1: 1, 2: 1, 3: 1}, snapshots=frozenset({0, 2})) == {0: None, 1: None, 2: None, 3: None}
+        for i in range(4):
+            await check(i, 1, 1 if i in (0, 2) else 0)
+        # a stale version (table 1 is at 1, not 2) is refused; the others are committed
+        results = await batch({0: 2, 1: 3, 2: 2, 3: 2}, snapshots=frozenset({3}))
+        assert isinstance(results.pop(1), VersionConflict) and set(results.values()) == {None}
+        await check(1, 1, 0)
+        await check(3, 2, 2)
+        # another writer's log row for table 3's next change: table 3 is refused, alone
+        async with store.sessions() as s, s.begin():
+            s.add(TableLogRow(table_id=tables[3].id, seq=3, entry={"kind": "other"}))
+        results = await batch({0: 3, 2: 3, 3: 3})
+        assert results[0] is None and results[2] is None and isinstance(results[3], VersionConflict)
+        row = await store.load_table(tables[3].id)
+        assert row is not None and row.version == 2  # its update was rolled back with the insert
+        await check(0, 3, 1)
+        # the server ends the writer's connection: the next batch opens another
+        pid = store._pg_writer.get_server_pid()
+        async with store.engine.connect() as conn:
+            await conn.execute(text("select pg_terminate_backend(:p)"), {"p": pid})
+        await asyncio.sleep(0.5)
+        assert await batch({0: 4, 1: 2}) == {0: None, 1: None}
+        assert store._pg_writer.get_server_pid() != pid
+        await check(0, 4, 1)
+        await check(1, 2, 0)
+        assert together == []  # none of it took the statement-by-statement path
     finally:
         await store.dispose()
 

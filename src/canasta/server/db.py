@@ -298,6 +298,10 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+#: URL settings SQLAlchemy's asyncpg adapter takes for itself (the writer's own connection
+#: leaves them out)
+_SQLALCHEMY_ONLY = ("prepared_statement_cache_size", "prepared_statement_name_func", "async_creator_fn")
+
 #: changes committed in one transaction at most (group commit)
 GROUP_COMMIT_MAX = 256
 
@@ -392,6 +396,7 @@ class Store:
         url = self.url = resolve_db_url(url)
         # every change saves its JSON columns: the fast encoder (same JSON, see ``encoding``)
         kwargs: dict[str, Any] = {"json_serializer": dumps, "json_deserializer": loads}
+        self._pg_connect_args: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": sqlite_busy_seconds}
             if self.sqlite_path() is not None and "mode=memory" not in url:  # a pool of files
@@ -403,9 +408,11 @@ class Store:
         else:
             # a connection broken by a database restart is replaced, not handed out again
             kwargs["pool_pre_ping"] = True
-            kwargs["pool_timeout"] = 5
+            # a burst of sockets opening at a busy node waits for a connection (each checkout
+            # holds one for a few turns of its loop) rather than failing after 5 s
+            kwargs["pool_timeout"] = 15
             # a database that stops answering fails a save in seconds instead of hanging a table
-            kwargs["connect_args"] = {"timeout": 5, "command_timeout": 15}
+            kwargs["connect_args"] = self._pg_connect_args = {"timeout": 5, "command_timeout": 15}
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         if url.startswith("sqlite") and ":memory:" not in url:
             event.listen(self.engine.sync_engine, "connect", _sqlite_wal)
@@ -424,6 +431,13 @@ class Store:
         #: PostgreSQL updates a whole batch per statement from arrays (``_unnest_statement``)
         self._postgres = url.startswith("postgresql")
         self._unnests: dict[tuple[str, ...], tuple[Any, frozenset[str]]] = {}
+        #: PostgreSQL: the changes of a batch that carry no statistics are committed by one
+        #: statement on a connection the writer keeps (``_pg_commit``), instead of a checkout
+        #: with its ping, a BEGIN, an UPDATE, an INSERT and a COMMIT: one round trip, not
+        #: six, each of which waited for a busy event loop to take up its answer
+        self._pg_writer: Any = None  # an asyncpg connection of its own, not the pool's
+        self._pg_writer_loop: asyncio.AbstractEventLoop | None = None
+        self._pg_statements: dict[tuple[tuple[str, ...], frozenset[str]], tuple[str, frozenset[str]]] = {}
         #: SQLite writes a batch in one call to its driver, with a statement or two per
         #: batch (``_sqlite_in_one_call``): the ORM's work per row was about a third of the
         #: CPU that saving a change costs
@@ -458,6 +472,7 @@ class Store:
         for change in self._pending:
             change.fail(RuntimeError("the database is closing"))
         self._pending.clear()
+        await self._drop_pg_writer()
         await self.release_node_lock()
         await self.engine.dispose()
 
@@ -570,17 +585,26 @@ class Store:
     async def session_account(self, token: str) -> AccountRow | None:
         """The account a session token belongs to (None: unknown, revoked or unused for
         longer than a session lives). Use is recorded at most once a day per session."""
-        async with self.sessions() as s:
-            row = await s.get(SessionRow, token_hash(token))
-            if row is None:
+        key = token_hash(token)
+        async with self.sessions() as s:  # one query: every socket and request asks it
+            found = (
+                await s.execute(
+                    select(AccountRow, SessionRow.last_seen_at)
+                    .join(SessionRow, SessionRow.account_id == AccountRow.id)
+                    .where(SessionRow.token_hash == key)
+                )
+            ).first()
+            if found is None:
                 return None
-            seen = _aware(row.last_seen_at)
+            account, last_seen = found
+            seen = _aware(last_seen)
             current = now()
             if current - seen > SESSION_LIFETIME:
                 return None
-            account = await s.get(AccountRow, row.account_id)
             if current - seen > dt.timedelta(days=1):
-                row.last_seen_at = current
+                await s.execute(
+                    update(SessionRow).where(SessionRow.token_hash == key).values(last_seen_at=current)
+                )
                 await s.commit()
             return account
 
@@ -746,6 +770,13 @@ class Store:
                 await self._commit_batch(batch)
 
     async def _commit_batch(self, batch: list[_Change]) -> None:
+        if self._postgres:  # what carries no statistics in one statement, the rest below
+            plain = [c for c in batch if not c.deltas]
+            if plain:
+                await self._pg_commit(plain)
+            batch = [c for c in batch if c.deltas]
+            if not batch:
+                return
         try:
             try:
                 if self._sqlite_one_call:
@@ -839,6 +870,125 @@ class Store:
         for change in batch:
             if change.deltas and not change.conflict:
                 await self._apply_deltas(conn, change.deltas)
+
+    async def _pg_commit(self, batch: list[_Change]) -> None:
+        """PostgreSQL: commit ``batch`` (changes without statistics) with one statement
+        (:meth:`_pg_statement`), on its own an atomic transaction: each table row holding the
+        version before its change is updated and its log row inserted; the changes whose row
+        held another version change nothing and fail with :class:`VersionConflict`. A log row
+        that exists already fails the statement: then each change is committed alone, to
+        find whose it was. Anything else fails the whole batch and drops the connection (the
+        next batch opens another): its tables go back to what they last had confirmed, and a
+        commit whose answer was lost with the connection shows at a table's next change as a
+        stale version, on which the table reloads from the database."""
+        import asyncpg  # the PostgreSQL driver (only PostgreSQL takes this path)
+
+        try:
+            updated = await self._pg_write(batch)
+        except asyncpg.IntegrityConstraintViolationError:
+            if len(batch) == 1:
+                batch[0].fail(VersionConflict(batch[0].table_id))
+                return
+            for change in batch:
+                await self._pg_commit([change])
+            return
+        except BaseException as e:
+            await self._drop_pg_writer()
+            for change in batch:
+                change.fail(e if isinstance(e, Exception) else RuntimeError("cancelled"))
+            if not isinstance(e, Exception):
+                raise
+            return
+        for change in batch:
+            if change.table_id in updated:
+                change.succeed()
+            else:
+                change.fail(VersionConflict(change.table_id))
+
+    async def _pg_write(self, batch: list[_Change]) -> set[str]:
+        """The statement of :meth:`_pg_commit` sent on the writer's connection (opened, with
+        the engine's settings, when there is none or it was closed); the ids it updated."""
+        loop = asyncio.get_running_loop()
+        if self._pg_writer is not None and self._pg_writer_loop is not loop:
+            self._pg_writer = None  # opened on an event loop that has ended (tests restart apps)
+        raw = self._pg_writer
+        if raw is not None and raw.is_closed():  # the server restarted or the link broke
+            await self._drop_pg_writer()
+            raw = None
+        if raw is None:
+            import asyncpg
+
+            # the engine's own connection settings (the URL's, then ``connect_args``)
+            _, options = self.engine.dialect.create_connect_args(self.engine.url)
+            for key in _SQLALCHEMY_ONLY:  # settings of SQLAlchemy's adapter, not of asyncpg
+                options.pop(key, None)
+            raw = self._pg_writer = await asyncpg.connect(**{**options, **self._pg_connect_args})
+            self._pg_writer_loop = loop
+        keys: tuple[str, ...] = tuple(dict.fromkeys(k for c in batch for k in c.values))
+        masked = frozenset(k for k in keys if any(k not in c.values for c in batch))
+        sql, json_columns = self._pg_statement(keys, masked)
+        args: list[Any] = [
+            [c.table_id for c in batch],
+            [c.seq for c in batch],
+            [dumps(c.entry) for c in batch],
+            now(),
+        ]
+        for k in keys:
+            values = [c.values.get(k) for c in batch]
+            if k in json_columns:
+                values = [None if v is None else dumps(v) for v in values]
+            args.append(values)
+            if k in masked:
+                args.append([k in c.values for c in batch])
+        # asyncpg runs a statement with no transaction open as its own transaction
+        rows = await raw.fetch(sql, *args)
+        return {row[0] for row in rows}
+
+    async def _drop_pg_writer(self) -> None:
+        writer, self._pg_writer = self._pg_writer, None
+        if writer is not None and self._pg_writer_loop is asyncio.get_running_loop():
+            with contextlib.suppress(Exception):
+                writer.terminate()  # at once: it may be broken
+
+    def _pg_statement(self, keys: tuple[str, ...], masked: frozenset[str]) -> tuple[str, frozenset[str]]:
+        """PostgreSQL: the statement of :meth:`_pg_write` for a batch whose changes set
+        ``keys`` (those in ``masked`` only in some changes: a flag per row says whether to set
+        it), and which of them travel as JSON text. Its parameters: the ids, the new
+        versions, the log entries (JSON text) and the time, then per column its values (and
+        its flags when masked). One ``WITH``: the rows as arrays, the UPDATE of the rows
+        holding the version before (returning their ids), the INSERT of the log rows of
+        exactly those, in one statement and so one transaction. Built once per shape."""
+        built = self._pg_statements.get((keys, masked))
+        if built is not None:
+            return built
+        t = TableRow.__table__
+        dialect = self.engine.dialect
+        json_columns = frozenset(k for k in keys if isinstance(t.c[k].type, JSON))
+        arrays = ["$1::VARCHAR[]", "$2::INTEGER[]", "$3::TEXT[]"]
+        names = ["w_id", "w_seq", "w_entry"]
+        sets = []
+        for k in keys:
+            sql_type = "TEXT" if k in json_columns else t.c[k].type.compile(dialect=dialect)
+            arrays.append(f"${len(arrays) + 2}::{sql_type}[]")
+            names.append(f"v_{k}")
+            value = f"CAST(v.v_{k} AS JSON)" if k in json_columns else f"v.v_{k}"
+            if k in masked:
+                arrays.append(f"${len(arrays) + 2}::BOOLEAN[]")
+                names.append(f"m_{k}")
+                value = f"CASE WHEN v.m_{k} THEN {value} ELSE tables.{k} END"
+            sets.append(f"{k} = {value}")
+        sql = (
+            f"WITH v AS (SELECT * FROM unnest({', '.join(arrays)}) AS v({', '.join(names)})), "
+            f"u AS (UPDATE tables SET {', '.join(sets)}, version = v.w_seq, "
+            "updated_at = $4::TIMESTAMPTZ FROM v "
+            "WHERE tables.id = v.w_id AND tables.version = v.w_seq - 1 RETURNING tables.id), "
+            "i AS (INSERT INTO table_log (table_id, seq, entry, created_at) "
+            "SELECT v.w_id, v.w_seq, CAST(v.w_entry AS JSON), $4::TIMESTAMPTZ "
+            "FROM v JOIN u ON u.id = v.w_id) "
+            "SELECT id FROM u"
+        )
+        built = self._pg_statements[(keys, masked)] = (sql, json_columns)
+        return built
 
     async def _sqlite_in_one_call(self, batch: list[_Change]) -> None:
         """SQLite: the whole transaction of a batch, begun, written (the rows of
