@@ -333,6 +333,14 @@ class _Change:
             self.done.set_exception(error)
 
 
+def _fail_batch(batch: list[_Change], error: BaseException) -> None:
+    """Fail each change of a batch that was not committed; a cancellation carries on."""
+    for change in batch:
+        change.fail(error if isinstance(error, Exception) else RuntimeError("cancelled"))
+    if not isinstance(error, Exception):
+        raise error
+
+
 #: the log row of one change (a Core statement: no ORM work on the per-change path)
 _LOG_INSERT = insert_row(TableLogRow.__table__)
 
@@ -799,10 +807,7 @@ class Store:
                 await self._commit_batch([change])
             return
         except BaseException as e:  # the database is away: nothing of this batch happened
-            for change in batch:
-                change.fail(e if isinstance(e, Exception) else RuntimeError("cancelled"))
-            if not isinstance(e, Exception):
-                raise
+            _fail_batch(batch, e)
             return
         for change in batch:
             if change.conflict:
@@ -894,10 +899,7 @@ class Store:
             return
         except BaseException as e:
             await self._drop_pg_writer()
-            for change in batch:
-                change.fail(e if isinstance(e, Exception) else RuntimeError("cancelled"))
-            if not isinstance(e, Exception):
-                raise
+            _fail_batch(batch, e)
             return
         for change in batch:
             if change.table_id in updated:
