@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import text
+from sqlalchemy import text, update
 
 from canasta import Game, Settings
-from canasta.server.db import Base, StatsDelta, Store, resolve_db_url
+from canasta.server.db import (
+    SESSION_LIFETIME,
+    Base,
+    SessionRow,
+    StatsDelta,
+    Store,
+    now,
+    resolve_db_url,
+    token_hash,
+)
 from canasta.server.table import Table
 
 from .support import new_profile, new_table
@@ -32,6 +42,43 @@ async def test_migrations_run_twice_and_reach_head(db_url: str) -> None:
                 lambda c: compare_metadata(MigrationContext.configure(c), Base.metadata)
             )
         assert diff == [], "the models and the migrations disagree"
+    finally:
+        await store.dispose()
+
+
+@pytest.mark.asyncio
+async def test_a_session_finds_its_account_until_it_lapses(db_url: str) -> None:
+    """A session token finds its account; its use is recorded once a day; a session unused
+    for longer than a session lives, or a token never issued, finds nothing."""
+    store = Store(db_url)
+    await store.migrate()
+    try:
+        token, account = await store.new_session()
+        found = await store.session_account(token)
+        assert found is not None and found.id == account.id
+        assert await store.session_account(token + "x") is None
+
+        async def age(days: float) -> None:
+            async with store.engine.begin() as conn:
+                await conn.execute(
+                    update(SessionRow).where(SessionRow.token_hash == token_hash(token))
+                    .values(last_seen_at=now() - dt.timedelta(days=days))
+                )
+
+        async def last_seen() -> dt.datetime:
+            async with store.sessions() as s:
+                row = await s.get(SessionRow, token_hash(token))
+                assert row is not None
+                return row.last_seen_at if row.last_seen_at.tzinfo else row.last_seen_at.replace(tzinfo=dt.UTC)
+
+        await age(0.5)  # used within the day: not written again
+        before = await last_seen()
+        assert (await store.session_account(token)) is not None and await last_seen() == before
+        await age(2)  # two days ago: this use is recorded
+        assert (await store.session_account(token)) is not None
+        assert now() - await last_seen() < dt.timedelta(minutes=1)
+        await age(SESSION_LIFETIME.days + 1)  # lapsed
+        assert await store.session_account(token) is None
     finally:
         await store.dispose()
 
