@@ -110,7 +110,6 @@ class Publisher:
     """
 
     def __init__(self, redis: Any) -> None:
-        self.redis = redis
         self._script = redis.register_script(_PUBLISH_ALL)
         self._waiting: list[tuple[str, str, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()

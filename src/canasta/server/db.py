@@ -436,9 +436,7 @@ class Store:
         #: whether the driver reports the rows an executemany updated (SQLite does; asyncpg
         #: does not, so there each change is its own statement)
         self._multi_rowcount = bool(self.engine.dialect.supports_sane_multi_rowcount)
-        #: PostgreSQL updates a whole batch per statement from arrays (``_unnest_statement``)
         self._postgres = url.startswith("postgresql")
-        self._unnests: dict[tuple[str, ...], tuple[Any, frozenset[str]]] = {}
         #: PostgreSQL: the changes of a batch that carry no statistics are committed by one
         #: statement on a connection the writer keeps (``_pg_commit``), instead of a checkout
         #: with its ping, a BEGIN, an UPDATE, an INSERT and a COMMIT: one round trip, not
@@ -821,7 +819,8 @@ class Store:
         before the change (a stale one changes nothing and is marked ``conflict``), then the
         log rows are inserted. ``together``: one executemany per statement (the driver
         reports the rows it updated in all; any shortfall raises :class:`_Separately`).
-        PostgreSQL: one statement per set of columns that returns the ids it updated."""
+        PostgreSQL writes here only the changes that carry statistics (the rest take
+        :meth:`_pg_commit`), each with its own UPDATE."""
         moment = now()
 
         def params(change: _Change) -> dict[str, Any]:
@@ -833,26 +832,7 @@ class Store:
                 "w_prev": change.seq - 1,
             }
 
-        if self._postgres:  # one UPDATE … FROM unnest(…) RETURNING id per set of columns
-            by_keys: dict[tuple[str, ...], list[_Change]] = {}
-            for change in batch:
-                by_keys.setdefault(tuple(change.values), []).append(change)
-            for keys, changes in by_keys.items():
-                statement, arrays = self._unnest_statement(keys)
-                columns: dict[str, Any] = {"moment": moment}
-                columns["w_id"] = [c.table_id for c in changes]
-                columns["w_prev"] = [c.seq - 1 for c in changes]
-                columns["v_version"] = [c.seq for c in changes]
-                for k in keys:
-                    encode = dumps if k in arrays else None
-                    columns[f"v_{k}"] = [
-                        c.values[k] if encode is None or c.values[k] is None else encode(c.values[k])
-                        for c in changes
-                    ]
-                updated = set((await conn.execute(statement, columns)).scalars())
-                for change in changes:
-                    change.conflict = change.table_id not in updated
-        elif together:  # (a table has one change at a time in flight: no order among them)
+        if together:  # (a table has one change at a time in flight: no order among them)
             groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
             for change in batch:
                 change.conflict = False
@@ -1147,32 +1127,6 @@ class Store:
             )
             self._updates[keys] = statement
         return statement
-
-    def _unnest_statement(self, keys: tuple[str, ...]) -> tuple[Any, frozenset[str]]:
-        """PostgreSQL: the batch's rows of one set of columns updated by one statement, from
-        one array per column, returning the ids it updated (the others were stale); and
-        which columns travel as JSON text. Built once per set of columns."""
-        built = self._unnests.get(keys)
-        if built is None:
-            t = TableRow.__table__
-            dialect = self.engine.dialect
-            json_columns = frozenset(k for k in keys if isinstance(t.c[k].type, JSON))
-            arrays = ["CAST(:w_id AS VARCHAR[])", "CAST(:w_prev AS INTEGER[])"]
-            names = ["w_id", "w_prev"]
-            sets = []
-            for k in (*keys, "version"):
-                sql_type = "TEXT" if k in json_columns else t.c[k].type.compile(dialect=dialect)
-                arrays.append(f"CAST(:v_{k} AS {sql_type}[])")
-                names.append(f"v_{k}")
-                sets.append(f"{k} = CAST(v.v_{k} AS JSON)" if k in json_columns else f"{k} = v.v_{k}")
-            sql = (
-                f"UPDATE tables SET {', '.join(sets)}, updated_at = :moment "
-                f"FROM unnest({', '.join(arrays)}) AS v({', '.join(names)}) "
-                "WHERE tables.id = v.w_id AND tables.version = v.w_prev RETURNING tables.id"
-            )
-            statement = text(sql).bindparams(bindparam("moment", type_=DateTime(timezone=True)))
-            built = self._unnests[keys] = (statement, json_columns)
-        return built
 
     async def load_log(self, table_id: str, after: int) -> list[dict[str, Any]]:
         """The table's changes after ``after``, in order."""
