@@ -317,3 +317,33 @@ def test_an_error_reply_is_json_with_the_table_version(sqlite_url: str) -> None:
             ws.send_text(json.dumps({"type": "sync", "pad": "y" * 20_000}))
             err = receive(ws)
             assert err["code"] == "message_too_large" and err["version"] == state["version"]
+
+
+def test_loads_run_at_once_share_a_table_and_count_against_the_session(sqlite_url: str) -> None:
+    """Tables not in memory load concurrently (a node taking many over, or many new ones of
+    other nodes): two sockets of one table share one load, and loads under way count against
+    the session's live tables, so concurrent loads never leave it more than its share."""
+    from canasta.server.tables import TooManyTables
+
+    with client(sqlite_url, config=config(live_tables_per_session=2)) as c:
+        tables = c.app.state.tables  # type: ignore[attr-defined]
+        ids = [create_table(c, mode="local", players=2) for _ in range(2)]
+        extra = create_table(c, mode="local", players=2)  # the first of ids is unloaded for it
+        assert c.portal.call(tables.sweep, 0.0) == 2  # every idle table unloaded
+        assert len(tables) == 0
+
+        async def load_at_once() -> list[Any]:
+            return list(
+                await asyncio.gather(
+                    tables.get(ids[0]), tables.get(ids[0]), tables.get(ids[1]), tables.get(extra),
+                    return_exceptions=True,
+                )
+            )
+
+        got = c.portal.call(load_at_once)
+        assert got[0] is got[1] and got[0] is not None  # one load for both sockets
+        assert all(isinstance(g, Table) or isinstance(g, TooManyTables) for g in got), got
+        assert len(tables) <= 2 and not tables._pending and not tables._loading
+        for tid in [*ids, extra]:  # each still opens (unloading an idle one for room)
+            with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+                assert receive(ws)["type"] == "state"

@@ -14,7 +14,7 @@ from typing import Any
 from ..rules import Settings
 from .cluster import LocalCluster, RedisCluster
 from .config import ServerConfig
-from .db import Store
+from .db import Store, TableRow
 from .limits import KeyedLimiter
 from .metrics import Metrics
 from .table import Table
@@ -61,6 +61,9 @@ class Tables:
         self._used: dict[str, float] = {}
         self._publish_summaries: set[str] = set()
         self._lock = asyncio.Lock()
+        #: tables being loaded, and the account of each once it has room (see :meth:`get`)
+        self._loading: dict[str, asyncio.Task[Table | None]] = {}
+        self._pending: dict[str, str | None] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._cluster_task: asyncio.Task[None] | None = None
         self.chat_limiter = KeyedLimiter(self.config.chat_per_minute)
@@ -361,13 +364,15 @@ class Tables:
 
         by_use = sorted(self._live.values(), key=lambda t: self._used.get(t.id, 0.0))
         mine = [t for t in by_use if profile is not None and t.profile == profile]
-        evict = [t for t in mine if idle(t)][: max(0, len(mine) - cap + 1)]
-        if len(mine) - len(evict) >= cap:
+        # tables being loaded count as live (they are, in a moment)
+        loading = sum(1 for p in self._pending.values() if profile is not None and p == profile)
+        evict = [t for t in mine if idle(t)][: max(0, len(mine) + loading - cap + 1)]
+        if len(mine) + loading - len(evict) >= cap:
             raise TooManyTables(
                 "too_many_live_tables",
                 f"at most {cap} tables can be open at once: close one first",
             )
-        over = len(self._live) - len(evict) - self.config.live_tables + 1
+        over = len(self._live) + len(self._pending) - len(evict) - self.config.live_tables + 1
         if over > 0:
             others = [t for t in by_use if t not in evict and idle(t)][:over]
             if len(others) < over:
@@ -390,40 +395,66 @@ class Tables:
                 t.reassign(new)
 
     async def get(self, table_id: str) -> Table | None:
-        """The live table, reloading it (replaying its record) after a restart."""
+        """The live table, reloading it (replaying its record) after a restart, or on the
+        first socket of a table another node made. Loads of different tables run at once (a
+        node taking over hundreds of tables, or hundreds of new ones, would otherwise load them
+        one after another, a few round trips each); sockets of one table share its load."""
+        table = self._live.get(table_id)
+        if table is not None and not table.defunct:
+            self._used[table_id] = time.monotonic()
+            return table
+        loading = self._loading.get(table_id)
+        if loading is None:
+            loading = asyncio.get_running_loop().create_task(self._load(table_id), name=f"load-{table_id}")
+            self._loading[table_id] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(table_id, None))
+        # shielded: a socket that goes away does not cancel the load the others wait for
+        return await asyncio.shield(loading)
+
+    async def _load(self, table_id: str) -> Table | None:
         evict: list[Table] = []
         try:
             async with self._lock:
-                return await self._get(table_id, evict)
+                table = self._live.get(table_id)
+                if table is not None and not table.defunct:
+                    return table
+                if table is not None:
+                    del self._live[table_id]
+                    evict.append(table)
+            row = await self.store.load_table(table_id)
+            if row is None:
+                return None
+            async with self._lock:  # room first (a refusal takes no lease), counted until live
+                evict += self._room_for(row.profile)
+                self._pending[table_id] = row.profile
+            try:
+                return await self._start_loaded(row)
+            finally:
+                self._pending.pop(table_id, None)
         finally:
             for t in evict:
                 await self._unload(t)
 
-    async def _get(self, table_id: str, evict: list[Table]) -> Table | None:
-        table = self._live.get(table_id)
-        if table is not None and table.defunct:
-            del self._live[table_id]
-            evict.append(table)
-            table = None
-        if table is not None:
-            self._used[table_id] = time.monotonic()
-            return table
-        row = await self.store.load_table(table_id)
-        if row is None:
-            return None
-        if not await self.cluster.acquire(f"table:{table_id}"):
+    async def _start_loaded(self, row: TableRow) -> Table | None:
+        resource = f"table:{row.id}"
+        if not await self.cluster.acquire(resource):
             return None  # another node serves it
-        evict += self._room_for(row.profile)
-        changes = await self.store.load_log(table_id, row.snapshot_seq)
         try:
-            table = Table.from_row(row, self.store, log=changes, config=self.config)
-        except Exception:  # a record the core no longer replays: report it, serve the others
-            log.exception("table %s: its record does not replay", table_id)
-            await self.cluster.release(f"table:{table_id}")
-            return None
-        await self._attach_owned(table)
-        self._live[table_id] = table
-        self._used[table_id] = time.monotonic()
+            changes = await self.store.load_log(row.id, row.snapshot_seq)
+            try:
+                table = Table.from_row(row, self.store, log=changes, config=self.config)
+            except Exception:  # a record the core no longer replays: report it, serve the others
+                log.exception("table %s: its record does not replay", row.id)
+                await self.cluster.release(resource)
+                return None
+            await self._attach_owned(table)
+        except BaseException:  # the database or Redis away, or cancelled: the lease goes too
+            with contextlib.suppress(Exception):
+                await self.cluster.release(resource)
+            raise
+        # no await from here on (nothing to cancel between the lease and the table going live)
+        self._live[row.id] = table
+        self._used[row.id] = time.monotonic()
         table.start()
         return table
 
@@ -461,6 +492,10 @@ class Tables:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
+        loads = list(self._loading.values())  # none starts after: a load gives its lease back
+        for task in loads:
+            task.cancel()
+        await asyncio.gather(*loads, return_exceptions=True)
         async with self._lock:
             tables = list(self._live.values())
             self._live.clear()
