@@ -351,6 +351,8 @@ def test_sigterm_drains_a_node_and_another_takes_its_tables_at_once(cluster_urls
 
 
 async def _drain(a: Any, b: Any, cookie: str, table: str, redis_url: str) -> None:
+    first = Player(cookie)  # a table runs where its first socket is: on a
+    await first.connect(f"/ws/tables/{table}", [a], time.monotonic() + 20)
     player = Player(cookie)
     await player.connect(f"/ws/tables/{table}", [b], time.monotonic() + 20)  # forwarded to a
     before = player.state["version"]
@@ -363,6 +365,40 @@ async def _drain(a: Any, b: Any, cookie: str, table: str, redis_url: str) -> Non
     assert owner_of(redis_url, table) is not None and _is_owner(b, owner_of(redis_url, table), redis_url)
     # well inside a lease's lifetime: the lease was handed over, not left to lapse
     assert took < 5.0, took
+
+
+def test_a_new_table_runs_on_the_node_its_first_socket_reaches(cluster_urls):
+    """A table made through one node is only saved there; the node its player's socket
+    reaches loads it and takes its lease, so that socket is not forwarded. A second socket
+    through the other node is forwarded to it as before."""
+    db, redis_url = cluster_urls
+    a, b = node(db, redis_url), node(db, redis_url)
+    with logged([a, b]):
+        cookie = a.session()
+        table = a.post("/api/tables", {"mode": "computer", "preset": "two-player", "difficulty": "normal"}, cookie)["table"]
+        assert owner_of(redis_url, table) is None  # saved, run by nobody yet
+        asyncio.run(_first_socket_claims(a, b, cookie, table, redis_url))
+
+
+async def _first_socket_claims(a: Any, b: Any, cookie: str, table: str, redis_url: str) -> None:
+    player = Player(cookie)
+    await player.connect(f"/ws/tables/{table}", [b], time.monotonic() + 20)
+    assert _is_owner(b, owner_of(redis_url, table), redis_url)
+    other_tab = Player(cookie)  # the same player in another tab, through the other node
+    await other_tab.connect(f"/ws/tables/{table}", [a], time.monotonic() + 20)
+    assert _is_owner(b, owner_of(redis_url, table), redis_url)
+    rng = random.Random(3)
+    for _ in range(4):  # the player acts; both tabs see each change
+        state = player.state
+        assert state is not None
+        if not state["view"]["legal"]:  # the computer seat is to move: wait for the player's turn
+            state = await player.until(lambda m: m.get("type") == "state" and bool(m["view"]["legal"]))
+        action = pick(state["view"]["legal"], rng)
+        await player.ws.send(json.dumps({"type": "action", "version": state["version"], "action": action}))
+        done = await player.until(lambda m, v=state["version"]: m.get("type") == "state" and m["version"] > v)
+        await other_tab.until(lambda m, v=done["version"]: m.get("type") == "state" and m["version"] >= v)
+    await player.ws.close()
+    await other_tab.ws.close()
 
 
 def test_new_matches_start_on_the_node_serving_fewer_tables(cluster_urls):

@@ -6,8 +6,9 @@ database: each table, and the lobby, has exactly one owner node at a time, held 
 Redis (``SET NX PX`` with a fencing token, renewed every second, lost when its node dies). A
 node that receives a websocket for something another node owns forwards the socket's messages
 to the owner over Redis pub/sub and relays the owner's per-recipient messages back; the owner
-treats the forwarded socket like its own (:class:`RemoteConn`). The database's (table, seq)
-uniqueness stays the last guard against two writers.
+treats the forwarded socket like its own (:class:`RemoteConn`). A table made through the API
+is taken by the node its first socket reaches (``Tables.create``), so a player's own table is
+not forwarded. The database's (table, seq) uniqueness stays the last guard against two writers.
 
 Channels (JSON messages): ``canasta:in:<resource>`` to a resource's owner (``join``, ``msg``,
 ``leave`` of one forwarded socket; ``rename`` of an account, to the lobby), and ``canasta:node:<node>`` to a node (``send`` or

@@ -107,8 +107,15 @@ class Tables:
         difficulty: str,
         seed: int | None = None,
     ) -> Table:
-        """A new table, saved before it is returned (storage errors propagate)."""
-        await self._make_room(profile)
+        """A new table, saved before it is returned (storage errors propagate).
+
+        With several nodes it is only saved: the node its first socket reaches loads it and
+        takes its lease (:meth:`get`), so that a player's table runs on the node the player is
+        connected to and none of its messages cross Redis. (Made and started here, it would
+        run on whichever node took the request, and its one player's socket, on another node
+        as often as not behind a load balancer without sticky sessions, would be forwarded
+        for the whole match.)"""
+        await self._make_room(profile)  # refused up front when this account's tables are all in use
         table = Table.create(
             table_id=secrets.token_urlsafe(12),
             profile=profile,
@@ -120,6 +127,10 @@ class Tables:
             seed=seed,
             config=self.config,
         )
+        if self.cluster.distributed:
+            await self.store.save_table(table.row_values())
+            table.mark_saved()
+            return table
         return await self._open_new(table)
 
     async def create_online(
