@@ -33,9 +33,15 @@ server's and its workers' CPU together per human action. ``--difficulty`` sets t
 seats' level (Normal by default).
 
 With ``--nodes K`` (K > 1) it starts K server processes on one database (``--db``, a PostgreSQL
-URL) and one Redis (``--redis``): each table is created on node ``i % K`` (which owns it), and
-its browser connects to a node drawn at random, so about (K-1)/K of the sockets are forwarded
-to their table's owner over Redis, as behind a load balancer with no sticky sessions.
+URL) and one Redis (``--redis``): each table is created through node ``i % K`` and its browser
+connects to a node drawn at random, as behind a load balancer with no sticky sessions. Since 6
+Dec 2026 (fifth session) a table made through the API runs on the node its first socket
+reaches, so these sockets are no longer forwarded (before, about (K-1)/K of them were).
+
+``--warmup W`` lets the browsers connect and play for W seconds before the counted window of
+``--seconds`` begins (``warmup_s`` in the JSON; 0 by default, as before). Several nodes load
+their tables when the first sockets arrive, so their runs are compared with one node's after
+a warm-up, both past their tables' first states.
 """
 
 from __future__ import annotations
@@ -111,8 +117,11 @@ def _count_error(out: dict[str, Any], code: str) -> None:
     out["codes"][code] = out["codes"].get(code, 0) + 1
 
 
-async def _play(ws: Any, think: float, until: float, rng: random.Random, out: dict[str, Any]) -> None:
-    """Answer the table's states as a browser's player would, until ``until``."""
+async def _play(
+    ws: Any, think: float, since: float, until: float, rng: random.Random, out: dict[str, Any]
+) -> None:
+    """Answer the table's states as a browser's player would, until ``until``; the actions
+    sent from ``since`` on are counted."""
     sent_at: float | None = None
     sent_version = -1
     held: dict[str, Any] | None = None  # the last state, which a patch applies to
@@ -152,12 +161,13 @@ async def _play(ws: Any, think: float, until: float, rng: random.Random, out: di
                 break
             action = pick(view["legal"], rng)
             sent_version = msg["version"]
-            sent_at = time.perf_counter()
+            sent_at = time.perf_counter() if time.time() >= since else None
             await ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
 
 
 async def _human(
-    url: str, cookie: str, think: float, until: float, rng: random.Random, out: dict[str, Any]
+    url: str, cookie: str, think: float, since: float, until: float, rng: random.Random,
+    out: dict[str, Any],
 ) -> None:
     from websockets.asyncio.client import connect
 
@@ -168,7 +178,7 @@ async def _human(
             deadline = asyncio.get_running_loop().time() + max(0.05, until - time.time())
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout_at(deadline):
-                    await _play(ws, think, until, rng, out)
+                    await _play(ws, think, since, until, rng, out)
     except Exception as e:  # a dropped socket is an error of the run, not of the probe
         received = getattr(e, "rcvd", None)  # a closed socket: with the server's close code
         code = getattr(received, "code", None)
@@ -176,23 +186,28 @@ async def _human(
 
 
 def _client_process(
-    jobs: list[tuple[str, str, float]], think: float, start: float, until: float
+    jobs: list[tuple[str, str, float]], think: float, start: float, since: float, until: float
 ) -> dict[str, Any]:
     """One generator process: its share of the browsers, from ``start`` to ``until`` (wall
-    clock, shared by every process); returns its figures and the CPU it used meanwhile."""
+    clock, shared by every process); returns its figures from ``since`` on and the CPU it
+    used meanwhile."""
     out: dict[str, Any] = {"times": [], "actions": 0, "errors": 0, "codes": {}}
 
     async def main() -> None:
         await asyncio.sleep(max(0.0, start - time.time()))
-        cpu = time.process_time()
 
         async def window() -> None:  # the CPU of the run's window (not connecting, closing)
+            await asyncio.sleep(max(0.0, since - time.time()))
+            cpu = time.process_time()
             await asyncio.sleep(max(0.0, until - time.time()))
             out["cpu_s"] = time.process_time() - cpu
 
         await asyncio.gather(
             window(),
-            *(_human(url, cookie, think, until, random.Random(seed), out) for url, cookie, seed in jobs),
+            *(
+                _human(url, cookie, think, since, until, random.Random(seed), out)
+                for url, cookie, seed in jobs
+            ),
         )
 
     asyncio.run(main())
@@ -287,6 +302,7 @@ def run_load(
     clients: int = 2,
     difficulty: str = "normal",
     client_nice: int = 10,
+    warmup: float = 0.0,
 ) -> dict[str, Any]:
     nodes = servers if isinstance(servers, list) else [servers]
     rng = random.Random(seed)
@@ -316,9 +332,10 @@ def run_load(
         # the processes start first (spawning one costs a second): the run begins together
         list(pool.map(time.sleep, [0.0] * clients))
         start = time.time() + 1.0
-        until = start + seconds
-        futures = [pool.submit(_client_process, share, think, start, until) for share in shares]
-        time.sleep(max(0.0, start - time.time()))
+        since = start + warmup  # the browsers connect and play from start; counted from since
+        until = since + seconds
+        futures = [pool.submit(_client_process, share, think, start, since, until) for share in shares]
+        time.sleep(max(0.0, since - time.time()))
         server_cpu = [cpu_seconds(pid) for pid in pids]
         workers = [_cpu_of(children(pid)) for pid in pids]
         texts = [metrics_text(s) for s in nodes]
@@ -342,7 +359,7 @@ def run_load(
         lag = [lag_p99_ms(b, loop_lag_buckets(t)) for b, t in zip(lag, texts, strict=True)]
         changes = sum(changes_committed(t) for t in texts) - changes
         results = [f.result(timeout=120) for f in futures]
-    elapsed = until - start
+    elapsed = until - since
     rss = sum(s.rss_mb() for s in nodes)
     times = sorted(t for r in results for t in r["times"])
     actions = sum(r["actions"] for r in results)
@@ -355,6 +372,7 @@ def run_load(
         "tables": tables,
         "nodes": len(nodes),
         "think_s": think,
+        "warmup_s": warmup,
         "seconds": round(elapsed, 1),
         "human_actions": actions,
         "actions_per_s": round(actions / elapsed, 1),
@@ -401,6 +419,10 @@ def main(argv: list[str] | None = None) -> int:
         "--client-nice", type=int, default=10,
         help="the niceness those processes add (0..19; they stand in for other machines' browsers)",
     )
+    p.add_argument(
+        "--warmup", type=float, default=0.0,
+        help="seconds the browsers play before the counted window (their sockets connect then)",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if not 1 <= args.nodes <= 8:
@@ -413,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--client-nice 0..19")
     if not 1 <= args.tables <= 2000 or not 0 < args.seconds <= 300 or args.think < 0:
         p.error("--tables 1..2000, --seconds up to 300, --think >= 0 (a bounded probe)")
+    if not 0 <= args.warmup <= 60:
+        p.error("--warmup 0..60")
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or str(Path(tmp) / "load.sqlite3")
         servers = [
@@ -433,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
                 clients=args.clients,
                 difficulty=args.difficulty,
                 client_nice=args.client_nice,
+                warmup=args.warmup,
             )
         finally:
             for server in servers:
