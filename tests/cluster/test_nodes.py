@@ -389,15 +389,68 @@ async def _first_socket_claims(a: Any, b: Any, cookie: str, table: str, redis_ur
     assert _is_owner(b, owner_of(redis_url, table), redis_url)
     rng = random.Random(3)
     for _ in range(4):  # the player acts; both tabs see each change
-        state = player.state
-        assert state is not None
-        if not state["view"]["legal"]:  # the computer seat is to move: wait for the player's turn
-            state = await player.until(lambda m: m.get("type") == "state" and bool(m["view"]["legal"]))
-        action = pick(state["view"]["legal"], rng)
-        await player.ws.send(json.dumps({"type": "action", "version": state["version"], "action": action}))
-        done = await player.until(lambda m, v=state["version"]: m.get("type") == "state" and m["version"] > v)
-        await other_tab.until(lambda m, v=done["version"]: m.get("type") == "state" and m["version"] >= v)
+        version = await _act(player, rng)
+        await other_tab.until(lambda m, v=version: m.get("type") == "state" and m["version"] >= v)
     await player.ws.close()
+    await other_tab.ws.close()
+
+
+def test_a_table_nobody_is_at_moves_to_the_node_its_player_comes_back_through(cluster_urls):
+    """A player's socket drops and comes back through another node (no sticky sessions): the
+    table, with nobody at it, is handed over to that node instead of the socket being
+    forwarded for the rest of the match. With a socket still at it, it stays put."""
+    db, redis_url = cluster_urls
+    a, b = node(db, redis_url), node(db, redis_url)
+    with logged([a, b]):
+        cookie = a.session()
+        table = a.post("/api/tables", {"mode": "computer", "preset": "two-player", "difficulty": "normal"}, cookie)["table"]
+        asyncio.run(_comes_back(a, b, cookie, table, redis_url))
+
+
+def _metric(n: Any, name: str) -> float:
+    with urllib.request.urlopen(n.url + "/metrics", timeout=5) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+    return 0.0
+
+
+async def _act(player: Player, rng: random.Random) -> int:
+    """One action of the player's, waiting for its turn; the version it produced."""
+    state = player.state
+    assert state is not None
+    if not state["view"]["legal"]:
+        state = await player.until(lambda m: m.get("type") == "state" and bool(m["view"]["legal"]))
+    action = pick(state["view"]["legal"], rng)
+    await player.ws.send(json.dumps({"type": "action", "version": state["version"], "action": action}))
+    done = await player.until(lambda m, v=state["version"]: m.get("type") == "state" and m["version"] > v)
+    return int(done["version"])
+
+
+async def _comes_back(a: Any, b: Any, cookie: str, table: str, redis_url: str) -> None:
+    rng = random.Random(5)
+    player = Player(cookie)
+    await player.connect(f"/ws/tables/{table}", [a], time.monotonic() + 20)
+    assert _is_owner(a, owner_of(redis_url, table), redis_url)
+    acked = [await _act(player, rng) for _ in range(3)][-1]
+    await player.ws.close()
+    deadline = time.monotonic() + 10
+    while _metric(a, "canasta_sockets_open") > 0 and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    back = Player(cookie)  # the same player, through the other node
+    await back.connect(f"/ws/tables/{table}", [b], time.monotonic() + 20)
+    assert _is_owner(b, owner_of(redis_url, table), redis_url)
+    assert back.state is not None and back.state["version"] >= acked  # nothing acknowledged lost
+    assert _metric(a, "canasta_tables_handed_over_total") == 1.0
+    assert _metric(a, "canasta_tables_live") == 0.0
+    await _act(back, rng)
+    other_tab = Player(cookie)  # someone is at the table now: this socket is forwarded to b
+    await other_tab.connect(f"/ws/tables/{table}", [a], time.monotonic() + 20)
+    assert _is_owner(b, owner_of(redis_url, table), redis_url)
+    assert _metric(b, "canasta_tables_handed_over_total") == 0.0
+    version = await _act(back, rng)
+    await other_tab.until(lambda m: m.get("type") == "state" and m["version"] >= version)
+    await back.ws.close()
     await other_tab.ws.close()
 
 

@@ -7,12 +7,15 @@ Redis (``SET NX PX`` with a fencing token, renewed every second, lost when its n
 node that receives a websocket for something another node owns forwards the socket's messages
 to the owner over Redis pub/sub and relays the owner's per-recipient messages back; the owner
 treats the forwarded socket like its own (:class:`RemoteConn`). A table made through the API
-is taken by the node its first socket reaches (``Tables.create``), so a player's own table is
-not forwarded. The database's (table, seq) uniqueness stays the last guard against two writers.
+is taken by the node its first socket reaches (``Tables.create``), and one with nobody at it
+moves to the node its player comes back through (``Tables.hand_over``), so a player's own
+table is seldom forwarded. The database's (table, seq) uniqueness stays the last guard
+against two writers.
 
 Channels (JSON messages): ``canasta:in:<resource>`` to a resource's owner (``join``, ``msg``,
-``leave`` of one forwarded socket; ``rename`` of an account, to the lobby), and ``canasta:node:<node>`` to a node (``send`` or
-``close`` for one of its sockets). A ``send`` of a message the owner encoded already carries
+``leave`` of one forwarded socket; ``rename`` of an account, to the lobby), and
+``canasta:node:<node>`` to a node (``send`` or ``close`` for one of its sockets; ``adopt`` a
+new online match; ``hand_over`` a table to the asking node, and its ``answer``). A ``send`` of a message the owner encoded already carries
 it after the JSON header and a newline, as it is (see :meth:`RedisCluster.publish`).
 """
 

@@ -64,6 +64,8 @@ class Forwarding:
         #: forwarded sockets this node serves, by (their node, their id)
         self.remote: dict[tuple[str, str], tuple[str, RemoteConn, asyncio.Task[None]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        #: tables being handed over to other nodes (kept until done)
+        self._handing: set[asyncio.Task[None]] = set()
         cluster.on_node_message(self._to_local)
         tables.serve_forwarded = self.serve_table
 
@@ -78,6 +80,7 @@ class Forwarding:
 
     async def close(self) -> None:
         await stop_tasks(self._tasks)
+        await asyncio.gather(*self._handing, return_exceptions=True)  # tables being handed over
         for forwarded in list(self.local.values()):
             forwarded.conn.drop(CLOSE_RELOAD, "the server is restarting: reconnect")
 
@@ -258,8 +261,21 @@ class Forwarding:
     # ------------------------------------------------------------------ the forwarding side
 
     async def _to_local(self, message: dict[str, Any]) -> None:
-        if message.get("op") == "adopt" and isinstance(message.get("table"), str):
+        op = message.get("op")
+        if op == "adopt" and isinstance(message.get("table"), str):
             await self.tables.adopt(message["table"])  # a new match placed on this node
+            return
+        if op == "hand_over" and all(isinstance(message.get(k), str) for k in ("table", "node", "ask")):
+            # in a task: unloading waits for the table's last commit, and this loop relays
+            # every forwarded socket's messages
+            task = asyncio.get_running_loop().create_task(
+                self.tables.hand_over(message["table"], message["node"], message["ask"])
+            )
+            self._handing.add(task)
+            task.add_done_callback(self._handing.discard)
+            return
+        if op == "answer" and isinstance(message.get("ask"), str):
+            self.tables.answered(message["ask"], message.get("done") is True)
             return
         forwarded = self.local.get(str(message.get("conn")))
         if forwarded is None:

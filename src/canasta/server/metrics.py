@@ -52,6 +52,11 @@ class Metrics:
             "canasta_matches_placed", "New online matches started on another, less loaded node",
             registry=self.registry,
         )
+        self.handed_over = Counter(
+            "canasta_tables_handed_over",
+            "Tables with nobody at them given to the node a returning player's socket reached",
+            registry=self.registry,
+        )
         self.action_seconds = Histogram(
             "canasta_action_seconds",
             "From a table taking up an action to its commit and the states queued",

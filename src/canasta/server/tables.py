@@ -27,6 +27,10 @@ log = logging.getLogger("canasta.server")
 LOAD_FRESH_SECONDS = 5.0
 
 
+#: how long a node waits for another to hand a table over before forwarding the socket there
+HAND_OVER_WAIT = 2.0
+
+
 class TooManyTables(Exception):
     """No room for another live table (for this session, or in this process)."""
 
@@ -64,6 +68,8 @@ class Tables:
         #: tables being loaded, and the account of each once it has room (see :meth:`get`)
         self._loading: dict[str, asyncio.Task[Table | None]] = {}
         self._pending: dict[str, str | None] = {}
+        #: this node's questions to other nodes (:meth:`_ask_to_hand_over`), by id
+        self._asks: dict[str, asyncio.Future[bool]] = {}
         self._sweeper: asyncio.Task[None] | None = None
         self._cluster_task: asyncio.Task[None] | None = None
         self.chat_limiter = KeyedLimiter(self.config.chat_per_minute)
@@ -254,8 +260,64 @@ class Tables:
             return None
         owner = await self.cluster.owner(f"table:{table_id}")
         if owner is not None and owner != self.cluster.node:
+            # a player's table with nobody at it (the player's socket dropped and came back
+            # through this node) moves here rather than being forwarded for the rest of the match
+            if await self._ask_to_hand_over(table_id, owner):
+                table = await self.get(table_id)
+                if table is not None:
+                    return table
             return owner
         return None
+
+    async def _ask_to_hand_over(self, table_id: str, owner: str) -> bool:
+        """Ask ``owner`` to let this node have ``table_id``: it does (:meth:`hand_over`) when
+        no socket is at the table and it is no online match. False after :data:`HAND_OVER_WAIT`
+        seconds without an answer (the socket is then forwarded, as before)."""
+        assert isinstance(self.cluster, RedisCluster)
+        ask = secrets.token_hex(8)
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._asks[ask] = answer
+        try:
+            await self.cluster.publish(
+                self.cluster.node_channel(owner),
+                {"op": "hand_over", "table": table_id, "node": self.cluster.node, "ask": ask},
+            )
+            return await asyncio.wait_for(answer, HAND_OVER_WAIT)
+        except Exception:  # Redis away or no answer in time
+            return False
+        finally:
+            self._asks.pop(ask, None)
+
+    def answered(self, ask: str, done: bool) -> None:
+        """The owner's answer to :meth:`_ask_to_hand_over`."""
+        answer = self._asks.get(ask)
+        if answer is not None and not answer.done():
+            answer.set_result(done)
+
+    async def hand_over(self, table_id: str, node: str, ask: str) -> None:
+        """Another node asks for ``table_id`` (a socket of it reached that node): unload it and
+        give its lease up if nobody is at it and it is no online match (whose clocks and
+        several players stay where they are), then answer."""
+        assert isinstance(self.cluster, RedisCluster)
+        async with self._lock:
+            table = self._live.get(table_id)
+            done = (
+                table is not None
+                and not table.defunct
+                and table.mode != "online"
+                and not table.attached  # what is queued is done before it stops (_unload)
+            )
+            if done:
+                del self._live[table_id]
+                self._used.pop(table_id, None)
+        if done:
+            assert table is not None
+            await self._unload(table)  # its changes committed, then its lease released
+            self.metrics.handed_over.inc()
+        with contextlib.suppress(Exception):
+            await self.cluster.publish(
+                self.cluster.node_channel(node), {"op": "answer", "ask": ask, "done": done}
+            )
 
     async def _cluster_forever(self) -> None:
         """Several nodes: publish this node's online matches, read the others', and take over
