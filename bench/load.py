@@ -39,7 +39,8 @@ Dec 2026 (fifth session) a table made through the API runs on the node its first
 reaches, so these sockets are no longer forwarded (before, about (K-1)/K of them were).
 
 ``--warmup W`` lets the browsers connect and play for W seconds before the counted window of
-``--seconds`` begins (``warmup_s`` in the JSON; 0 by default, as before). Several nodes load
+``--seconds`` begins (``warmup_s`` in the JSON; 0 by default, as before); errors count from
+the start, the warm-up's too. Several nodes load
 their tables when the first sockets arrive, so their runs are compared with one node's after
 a warm-up, both past their tables' first states.
 """

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from canasta.server.tables import HAND_OVER_AFTER
 from tests.server.support import bench_module, over_held
 
 flood = bench_module("flood")
@@ -434,6 +435,8 @@ async def _comes_back(a: Any, b: Any, cookie: str, table: str, redis_url: str) -
     assert _is_owner(a, owner_of(redis_url, table), redis_url)
     acked = [await _act(player, rng) for _ in range(3)][-1]
     await player.ws.close()
+    # a table is handed over only when nobody asked for it lately (it does not bounce)
+    await asyncio.sleep(HAND_OVER_AFTER + 0.2)
     deadline = time.monotonic() + 10
     while _metric(a, "canasta_sockets_open") > 0 and time.monotonic() < deadline:
         await asyncio.sleep(0.05)

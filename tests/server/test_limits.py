@@ -347,3 +347,36 @@ def test_loads_run_at_once_share_a_table_and_count_against_the_session(sqlite_ur
         for tid in [*ids, extra]:  # each still opens (unloading an idle one for room)
             with c.websocket_connect(f"/ws/tables/{tid}") as ws:
                 assert receive(ws)["type"] == "state"
+
+
+def test_a_table_loaded_while_its_copy_unloads_waits_for_it(sqlite_url: str) -> None:
+    """A table leaving memory (swept, evicted, handed to another node) is stopped (its last
+    changes committed) and its lease released before the same table is loaded again, so two
+    copies of it are never live at once."""
+    import time
+
+    with client(sqlite_url) as c:
+        tid = create_table(c, mode="local", players=2)
+        tables = c.app.state.tables  # type: ignore[attr-defined]
+        old = c.portal.call(tables.get, tid)
+        stopped: list[float] = []
+        real_stop = old.stop
+
+        async def slow_stop() -> None:
+            await asyncio.sleep(0.3)
+            await real_stop()
+            stopped.append(time.monotonic())
+
+        old.stop = slow_stop
+
+        async def race() -> tuple[Any, float]:
+            sweep = asyncio.create_task(tables.sweep(0.0))
+            await asyncio.sleep(0)  # the sweep has taken the table out and is stopping it
+            again = await tables.get(tid)
+            loaded_at = time.monotonic()
+            await sweep
+            return again, loaded_at
+
+        again, loaded_at = c.portal.call(race)
+        assert again is not old and stopped and stopped[0] <= loaded_at
+        assert tables.peek(tid) is again and not tables._unloading

@@ -593,7 +593,11 @@ def create_app(
         await websocket.accept()
         try:
             account = await _account(websocket.cookies.get(SESSION_COOKIE))
-            found = await tables.locate(table_id) if _TABLE_ID.fullmatch(table_id) else None
+            found = (
+                await tables.locate(table_id, account.id if account is not None else None)
+                if _TABLE_ID.fullmatch(table_id)
+                else None
+            )
         except TooManyTables as e:
             await websocket.send_text(json.dumps(error_message(e.code, e.message)))
             await websocket.close(code=CLOSE_TRY_AGAIN)

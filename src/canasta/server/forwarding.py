@@ -265,11 +265,13 @@ class Forwarding:
         if op == "adopt" and isinstance(message.get("table"), str):
             await self.tables.adopt(message["table"])  # a new match placed on this node
             return
-        if op == "hand_over" and all(isinstance(message.get(k), str) for k in ("table", "node", "ask")):
+        if op == "hand_over" and all(
+            isinstance(message.get(k), str) for k in ("table", "node", "ask", "account")
+        ):
             # in a task: unloading waits for the table's last commit, and this loop relays
             # every forwarded socket's messages
             task = asyncio.get_running_loop().create_task(
-                self.tables.hand_over(message["table"], message["node"], message["ask"])
+                self.tables.hand_over(message["table"], message["node"], message["ask"], message["account"])
             )
             self._handing.add(task)
             task.add_done_callback(self._handing.discard)

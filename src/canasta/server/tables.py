@@ -29,6 +29,8 @@ LOAD_FRESH_SECONDS = 5.0
 
 #: how long a node waits for another to hand a table over before forwarding the socket there
 HAND_OVER_WAIT = 2.0
+#: a table is handed over only when nobody asked for it for this long (seconds)
+HAND_OVER_AFTER = 3.0
 
 
 class TooManyTables(Exception):
@@ -70,6 +72,9 @@ class Tables:
         self._pending: dict[str, str | None] = {}
         #: this node's questions to other nodes (:meth:`_ask_to_hand_over`), by id
         self._asks: dict[str, asyncio.Future[bool]] = {}
+        #: tables out of memory but not yet stopped and released (see :meth:`_take_out`)
+        self._unloading: dict[str, asyncio.Future[None]] = {}
+        self._unloads: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._cluster_task: asyncio.Task[None] | None = None
         self.chat_limiter = KeyedLimiter(self.config.chat_per_minute)
@@ -121,7 +126,8 @@ class Tables:
         run on whichever node took the request, and its one player's socket, on another node
         as often as not behind a load balancer without sticky sessions, would be forwarded
         for the whole match.)"""
-        await self._make_room(profile)  # refused up front when this account's tables are all in use
+        if not self.cluster.distributed:  # several nodes: the room is made where it is loaded
+            await self._make_room(profile)
         table = Table.create(
             table_id=secrets.token_urlsafe(12),
             profile=profile,
@@ -250,26 +256,28 @@ class Tables:
         local = {t.id: t.summary() for t in self.online_tables()}
         return list({**self._remote_summaries, **local}.values())
 
-    async def locate(self, table_id: str) -> Table | str | None:
+    async def locate(self, table_id: str, account: str | None = None) -> Table | str | None:
         """The table if this node serves it (loading it, and taking its lease, when nobody
-        holds it), else the node that owns it; None when there is no such table."""
+        holds it), else the node that owns it; None when there is no such table.
+
+        With several nodes, a table that ``account`` owns and nobody is at (its player's socket
+        dropped and came back through this node) is asked of its owner node, so it runs here
+        rather than this socket being forwarded for the rest of the match."""
+        table = await self.get(table_id)
+        if table is not None or not self.cluster.distributed:
+            return table
+        owner = await self.cluster.owner(f"table:{table_id}")
+        if owner is None or owner == self.cluster.node:
+            return None
+        if account is None or not await self._ask_to_hand_over(table_id, owner, account):
+            return owner
         table = await self.get(table_id)
         if table is not None:
             return table
-        if not self.cluster.distributed:
-            return None
-        owner = await self.cluster.owner(f"table:{table_id}")
-        if owner is not None and owner != self.cluster.node:
-            # a player's table with nobody at it (the player's socket dropped and came back
-            # through this node) moves here rather than being forwarded for the rest of the match
-            if await self._ask_to_hand_over(table_id, owner):
-                table = await self.get(table_id)
-                if table is not None:
-                    return table
-            return owner
-        return None
+        owner = await self.cluster.owner(f"table:{table_id}")  # another node was quicker
+        return owner if owner != self.cluster.node else None
 
-    async def _ask_to_hand_over(self, table_id: str, owner: str) -> bool:
+    async def _ask_to_hand_over(self, table_id: str, owner: str, account: str) -> bool:
         """Ask ``owner`` to let this node have ``table_id``: it does (:meth:`hand_over`) when
         no socket is at the table and it is no online match. False after :data:`HAND_OVER_WAIT`
         seconds without an answer (the socket is then forwarded, as before)."""
@@ -280,7 +288,10 @@ class Tables:
         try:
             await self.cluster.publish(
                 self.cluster.node_channel(owner),
-                {"op": "hand_over", "table": table_id, "node": self.cluster.node, "ask": ask},
+                {
+                    "op": "hand_over", "table": table_id, "node": self.cluster.node, "ask": ask,
+                    "account": account,
+                },
             )
             return await asyncio.wait_for(answer, HAND_OVER_WAIT)
         except Exception:  # Redis away or no answer in time
@@ -294,10 +305,12 @@ class Tables:
         if answer is not None and not answer.done():
             answer.set_result(done)
 
-    async def hand_over(self, table_id: str, node: str, ask: str) -> None:
-        """Another node asks for ``table_id`` (a socket of it reached that node): unload it and
-        give its lease up if nobody is at it and it is no online match (whose clocks and
-        several players stay where they are), then answer."""
+    async def hand_over(self, table_id: str, node: str, ask: str, account: str) -> None:
+        """Another node asks for ``table_id`` (its owner's socket reached that node): unload it
+        and give its lease up if nobody is at it, ``account`` owns it, it is no online match
+        (whose clocks and several players stay where they are) and it has not been asked for
+        in the last :data:`HAND_OVER_AFTER` seconds (a table does not bounce between nodes
+        faster than that), then answer."""
         assert isinstance(self.cluster, RedisCluster)
         async with self._lock:
             table = self._live.get(table_id)
@@ -305,11 +318,13 @@ class Tables:
                 table is not None
                 and not table.defunct
                 and table.mode != "online"
+                and table.owns(account)
                 and not table.attached  # what is queued is done before it stops (_unload)
+                and time.monotonic() - self._used.get(table_id, 0.0) >= HAND_OVER_AFTER
             )
             if done:
-                del self._live[table_id]
-                self._used.pop(table_id, None)
+                assert table is not None
+                self._take_out(table)
         if done:
             assert table is not None
             await self._unload(table)  # its changes committed, then its lease released
@@ -413,10 +428,30 @@ class Tables:
                 count += 1
         return count
 
+    def _take_out(self, table: Table) -> None:
+        """``table`` leaves memory (with the lock held): until :meth:`_unload` has stopped it
+        and released its lease, a load of the same table waits (its last changes are then in
+        the database, and its lease is asked of Redis again, not taken as still held)."""
+        del self._live[table.id]
+        self._used.pop(table.id, None)
+        self._unloading.setdefault(table.id, asyncio.get_running_loop().create_future())
+
     async def _unload(self, table: Table) -> None:
         """Stop a table this node no longer keeps in memory, and let other nodes take it."""
-        await table.stop()
-        await self.cluster.release(f"table:{table.id}")
+        try:
+            await table.stop()
+            await self.cluster.release(f"table:{table.id}")
+        finally:
+            done = self._unloading.pop(table.id, None)
+            if done is not None and not done.done():
+                done.set_result(None)
+
+    def _unload_later(self, tables: list[Table]) -> None:
+        """Unload ``tables`` in the background (a load does not wait for the room it made)."""
+        for t in tables:
+            task = asyncio.get_running_loop().create_task(self._unload(t), name=f"unload-{t.id}")
+            self._unloads.add(task)
+            task.add_done_callback(self._unloads.discard)
 
     async def _make_room(self, profile: str | None) -> None:
         async with self._lock:
@@ -452,8 +487,7 @@ class Tables:
                 raise TooManyTables("server_full", "the server is full: try again later")
             evict += others
         for t in evict:
-            del self._live[t.id]
-            self._used.pop(t.id, None)
+            self._take_out(t)
         return evict
 
     def peek(self, table_id: str) -> Table | None:
@@ -485,28 +519,32 @@ class Tables:
         return await asyncio.shield(loading)
 
     async def _load(self, table_id: str) -> Table | None:
-        evict: list[Table] = []
+        async with self._lock:
+            table = self._live.get(table_id)
+            if table is not None and not table.defunct:
+                return table
+            if table is not None:  # a defunct copy goes first
+                self._take_out(table)
+                self._unload_later([table])
+        # a copy leaving memory here: its last changes committed and its lease released first
+        while (leaving := self._unloading.get(table_id)) is not None:
+            await asyncio.shield(leaving)
+        if self.cluster.distributed and await self.cluster.owner(f"table:{table_id}") not in (
+            None,
+            self.cluster.node,
+        ):
+            return None  # another node serves it: no room is made here for it
+        row = await self.store.load_table(table_id)
+        if row is None:
+            return None
+        async with self._lock:  # room first (a refusal takes no lease), counted until live
+            evict = self._room_for(row.profile)
+            self._pending[table_id] = row.profile
+        self._unload_later(evict)  # in the background: the table is not kept waiting for them
         try:
-            async with self._lock:
-                table = self._live.get(table_id)
-                if table is not None and not table.defunct:
-                    return table
-                if table is not None:
-                    del self._live[table_id]
-                    evict.append(table)
-            row = await self.store.load_table(table_id)
-            if row is None:
-                return None
-            async with self._lock:  # room first (a refusal takes no lease), counted until live
-                evict += self._room_for(row.profile)
-                self._pending[table_id] = row.profile
-            try:
-                return await self._start_loaded(row)
-            finally:
-                self._pending.pop(table_id, None)
+            return await self._start_loaded(row)
         finally:
-            for t in evict:
-                await self._unload(t)
+            self._pending.pop(table_id, None)
 
     async def _start_loaded(self, row: TableRow) -> Table | None:
         resource = f"table:{row.id}"
@@ -551,8 +589,7 @@ class Tables:
                 )
             ]
             for t in idle:
-                del self._live[t.id]
-                self._used.pop(t.id, None)
+                self._take_out(t)
         for t in idle:
             await self._unload(t)
         return len(idle)
@@ -565,10 +602,10 @@ class Tables:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
-        loads = list(self._loading.values())  # none starts after: a load gives its lease back
+        loads = list(self._loading.values())  # a cancelled load gives its lease back
         for task in loads:
             task.cancel()
-        await asyncio.gather(*loads, return_exceptions=True)
+        await asyncio.gather(*loads, *self._unloads, return_exceptions=True)
         async with self._lock:
             tables = list(self._live.values())
             self._live.clear()
