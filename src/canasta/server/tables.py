@@ -263,14 +263,13 @@ class Tables:
         With several nodes, a table that ``account`` owns and nobody is at (its player's socket
         dropped and came back through this node) is asked of its owner node, so it runs here
         rather than this socket being forwarded for the rest of the match."""
-        table = await self.get(table_id)
-        if table is not None or not self.cluster.distributed:
-            return table
+        if not self.cluster.distributed or self.peek(table_id) is not None:
+            return await self.get(table_id)
+        # not live here: asked of Redis first, so no room is made here for another node's table
         owner = await self.cluster.owner(f"table:{table_id}")
-        if owner is None or owner == self.cluster.node:
-            return None
-        if account is None or not await self._ask_to_hand_over(table_id, owner, account):
-            return owner
+        if owner is not None and owner != self.cluster.node:
+            if account is None or not await self._ask_to_hand_over(table_id, owner, account):
+                return owner
         table = await self.get(table_id)
         if table is not None:
             return table
@@ -529,11 +528,6 @@ class Tables:
         # a copy leaving memory here: its last changes committed and its lease released first
         while (leaving := self._unloading.get(table_id)) is not None:
             await asyncio.shield(leaving)
-        if self.cluster.distributed and await self.cluster.owner(f"table:{table_id}") not in (
-            None,
-            self.cluster.node,
-        ):
-            return None  # another node serves it: no room is made here for it
         row = await self.store.load_table(table_id)
         if row is None:
             return None
