@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .support import PASSWORD, Device, app_client, code, new_email, smtp_server
+from .support import PASSWORD, Device, Inbox, app_client, code, new_email, smtp_server
 
 
 def test_without_smtp_recovery_is_unavailable(db_url: str) -> None:
@@ -61,3 +61,78 @@ def test_recovery_links_expire_and_requests_are_limited(db_url: str) -> None:
         stranger = new_email()
         results = [b.post("/api/account/forgot", {"email": stranger}).status_code for _ in range(3)]
         assert results == [202, 202, 429]
+
+
+def _mailed(inbox: Inbox, to: str, link: str) -> str:
+    """The token of the latest ``#link=`` mailed to ``to``."""
+    return Inbox.token([m for m in inbox.to(to) if f"#{link}=" in Inbox.text(m)][-1], link)
+
+
+def test_securing_an_account_voids_every_link_it_has_outstanding(db_url: str) -> None:
+    """Someone who learnt the password asks to move the account to their own address; the owner
+    resets the password, and later changes it and logs out everywhere: each of these voids the
+    links outstanding (the intruder's change of email, recovery links), so none takes the
+    account back afterwards."""
+    owner_mail, intruder_mail = new_email(), new_email()
+    with smtp_server() as (url, inbox), app_client(db_url, smtp_url=url) as c:
+        owner = Device(c)
+        owner.register_confirmed(owner_mail, inbox)
+        intruder = Device(c)
+        assert intruder.login(owner_mail).status_code == 200
+        sent = len(inbox.messages)
+        r = intruder.post("/api/account/email", {"password": PASSWORD, "email": intruder_mail})
+        assert r.status_code == 202
+        inbox.wait(sent + 1)
+        change = _mailed(inbox, intruder_mail, "confirm")
+        # the owner resets the password: the pending change dies with the intruder's session
+        Device(c).post("/api/account/forgot", {"email": owner_mail})
+        inbox.wait(sent + 2)
+        reset = Device(c).post(
+            "/api/account/reset", {"token": _mailed(inbox, owner_mail, "reset"), "password": "owner again 1"}
+        )
+        assert reset.status_code == 200 and reset.json()["account"]["pending_email"] is None
+        assert code(Device(c).post("/api/account/confirm", {"token": change})) == "bad_token"
+        assert code(intruder.get("/api/account")) == "no_session"
+
+        # a change of password voids a recovery link mailed before it, and a pending change
+        owner = Device(c)
+        assert owner.login(owner_mail, "owner again 1").status_code == 200
+        Device(c).post("/api/account/forgot", {"email": owner_mail})
+        owner.post("/api/account/email", {"password": "owner again 1", "email": intruder_mail})
+        inbox.wait(sent + 4)
+        early, change = _mailed(inbox, owner_mail, "reset"), _mailed(inbox, intruder_mail, "confirm")
+        r = owner.post("/api/account/password", {"current": "owner again 1", "password": "owner again 2"})
+        assert r.status_code == 200 and r.json()["account"]["pending_email"] is None
+        assert code(Device(c).post("/api/account/reset", {"token": early, "password": "taken over 1"})) == "bad_token"
+        assert code(Device(c).post("/api/account/confirm", {"token": change})) == "bad_token"
+
+        # logging out everywhere voids them too
+        Device(c).post("/api/account/forgot", {"email": owner_mail})
+        owner.post("/api/account/email", {"password": "owner again 2", "email": intruder_mail})
+        inbox.wait(sent + 6)
+        early, change = _mailed(inbox, owner_mail, "reset"), _mailed(inbox, intruder_mail, "confirm")
+        assert owner.post("/api/account/logout-all").status_code == 200
+        assert code(Device(c).post("/api/account/reset", {"token": early, "password": "taken over 1"})) == "bad_token"
+        assert code(Device(c).post("/api/account/confirm", {"token": change})) == "bad_token"
+        assert Device(c).login(owner_mail, "owner again 2").status_code == 200
+
+
+def test_a_new_address_voids_the_recovery_links_mailed_to_the_old_one(db_url: str) -> None:
+    old, new = new_email(), new_email()
+    with smtp_server() as (url, inbox), app_client(db_url, smtp_url=url) as c:
+        owner = Device(c)
+        owner.register_confirmed(old, inbox)
+        Device(c).post("/api/account/forgot", {"email": old})
+        owner.post("/api/account/email", {"password": PASSWORD, "email": new})
+        inbox.wait(3)
+        stale = _mailed(inbox, old, "reset")
+        r = Device(c).post("/api/account/confirm", {"token": _mailed(inbox, new, "confirm")})
+        assert r.status_code == 200 and r.json()["email"] == new
+        # whoever still reads the old mailbox cannot reset the password any more
+        assert code(Device(c).post("/api/account/reset", {"token": stale, "password": "taken over 1"})) == "bad_token"
+        assert Device(c).login(new).status_code == 200
+        # a link asked for at the new address works
+        Device(c).post("/api/account/forgot", {"email": new})
+        inbox.wait(5)
+        r = Device(c).post("/api/account/reset", {"token": _mailed(inbox, new, "reset"), "password": "fresh secret 1"})
+        assert r.status_code == 200

@@ -177,6 +177,15 @@ async def _void_tokens(s: AsyncSession, model: type[_Token], account_id: str) ->
     )
 
 
+async def void_links(s: AsyncSession, account_id: str) -> None:
+    """Every link an account has outstanding stops working: the recovery links and the
+    confirmation of a new address. Called whenever the account is secured or moves (a password
+    changed or reset, every session ended, its email changed), so that a link mailed before,
+    to an address it left or at an intruder's request, cannot take it back afterwards."""
+    await _void_tokens(s, RecoveryTokenRow, account_id)
+    await _void_tokens(s, EmailTokenRow, account_id)
+
+
 async def _new_token(
     store: Store, model: type[Base], account_id: str, *, replace: bool = False, **values: Any
 ) -> str:
@@ -295,12 +304,13 @@ async def new_recovery_token(store: Store, account_id: str, lifetime: float) -> 
 
 async def use_recovery_token(store: Store, token: str, password_hash: str) -> str | None:
     """Spend a recovery token on a new password: the account id, or None when the token is
-    unknown, used or expired. Spending it also voids the account's other tokens."""
+    unknown, used or expired. Spending it also voids the account's other links (a change of
+    email waiting to be confirmed among them) and ends its sessions."""
     async with store.sessions() as s, s.begin():
         row = await _spend_token(s, RecoveryTokenRow, token)
         if row is None:
             return None
-        await _void_tokens(s, RecoveryTokenRow, row.account_id)
+        await void_links(s, row.account_id)
         await s.execute(
             update(CredentialRow)
             .where(CredentialRow.account_id == row.account_id)
@@ -399,6 +409,8 @@ async def use_email_token(store: Store, token: str) -> tuple[str, str, str, str 
                 )
                 if replaced is None or result.rowcount != 1:  # type: ignore[attr-defined]
                     raise TokenError("bad_token")
+                # recovery links went to the address the account has left
+                await _void_tokens(s, RecoveryTokenRow, account_id)
             return purpose, account_id, email, replaced
     except IntegrityError as e:  # the email is someone's since the link was sent
         raise TokenError("email_in_use") from e
@@ -788,6 +800,8 @@ def install(
         await _json_body(request)
         account = await require_account(request)
         count = await revoke_sessions(store, account.id)
+        async with store.sessions() as s, s.begin():
+            await void_links(s, account.id)
         clear_cookie(request, response)
         return {"revoked": count}
 
@@ -804,7 +818,8 @@ def install(
                 .where(CredentialRow.account_id == account.id)
                 .values(password_hash=new_hash, changed_at=now())
             )
-        # a changed password ends the other devices' sessions
+            await void_links(s, account.id)
+        # a changed password ends the other devices' sessions (and, above, every link)
         revoked = await revoke_sessions(store, account.id, keep=request.cookies.get(SESSION_COOKIE))
         return {"account": await account_json(account), "revoked": revoked}
 
