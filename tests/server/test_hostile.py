@@ -77,6 +77,17 @@ def test_hostile_messages_get_coded_errors_and_the_table_survives(sqlite_url: st
                 (json.dumps({"type": "new_match"}), "match_in_progress"),
                 (json.dumps({"type": "settings", "delay_ms": -5}), "bad_message"),
                 (json.dumps({"type": "settings", "delay_ms": "fast"}), "bad_message"),
+                # what no reply could echo (an unpaired surrogate has no UTF-8), nor JSON hold
+                ('{"type": "sync", "request": "\\ud800"}', "bad_message"),
+                (json.dumps({"type": "action", "version": v, "seat": "\udfff"}), "bad_message"),
+                (
+                    json.dumps(
+                        {"type": "action", "version": v, "action": {"type": "discard", "card": "\ud800"}}
+                    ),
+                    "bad_message",
+                ),
+                ('{"type": "action", "version": NaN, "action": {"type": "draw"}}', "bad_message"),
+                ('{"type": "sync", "request": 1e999}', "bad_message"),
             ]
             for raw, code in cases:
                 if isinstance(raw, bytes):

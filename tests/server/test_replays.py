@@ -75,6 +75,13 @@ def test_the_owner_replays_a_finished_match_and_nobody_else_sees_it(sqlite_url: 
         ({"reveal": "maybe"}, 400, "bad_request"),
         ({"match": "12"}, 404, "replay_not_found"),
         ({"match": "x"}, 404, "replay_not_found"),
+        # digits that str.isdigit admits and int refuses, and more digits than int reads
+        ({"seat": "\u00b9"}, 400, "bad_seat"),
+        ({"seat": "0" * 5_000}, 400, "bad_seat"),
+        ({"hand": "\u00b2"}, 400, "bad_hand"),
+        ({"hand": "1" * 5_000}, 400, "bad_hand"),
+        ({"match": "\u00b3"}, 404, "replay_not_found"),
+        ({"match": "\u0661"}, 404, "replay_not_found"),
     ],
 )
 def test_bad_replay_requests_get_coded_errors(

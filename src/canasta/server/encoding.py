@@ -37,7 +37,8 @@ def dumps_bytes(obj: Any) -> bytes:
     try:
         return orjson.dumps(obj, option=_NON_STR_KEYS)
     except orjson.JSONEncodeError:
-        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=_fallback).encode()
+        # ASCII: a string with an unpaired surrogate (no UTF-8 for it) is written escaped
+        return json.dumps(obj, separators=(",", ":"), default=_fallback).encode()
 
 
 def dumps(obj: Any) -> str:

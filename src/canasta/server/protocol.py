@@ -7,6 +7,7 @@ from typing import Any
 
 from ..actions import Action, action_from_json
 from ..errors import CanastaError, IllegalAction
+from .encoding import loads
 
 #: the largest client message accepted (bytes of UTF-8 text); the largest legal one, an action
 #: naming every card of a long hand, is a few KiB
@@ -60,9 +61,13 @@ def error_message(
 
 
 def parse_message(raw: str | bytes) -> dict[str, Any]:
-    """A client's message: a JSON object, or ``bad_message``."""
+    """A client's message: a JSON object, or ``bad_message``. Parsed by orjson, which refuses
+    what no reply could echo faithfully: an unpaired surrogate (``"\\ud800"``), NaN and the
+    infinities, nesting past 1,024 levels."""
     try:
-        msg = json.loads(raw)
+        if isinstance(raw, bytes) and (encoding := json.detect_encoding(raw)) != "utf-8":
+            raw = raw.decode(encoding)  # a binary frame in UTF-16 or 32, or with a BOM
+        msg = loads(raw)
     except (ValueError, RecursionError) as e:
         raise TableError("bad_message", "a message must be a JSON object") from e
     if not isinstance(msg, dict):

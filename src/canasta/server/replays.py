@@ -34,7 +34,7 @@ from .app import ApiError
 from .config import MAX_RECORD_BYTES, ServerConfig
 from .db import AccountRow, Store, TableLogRow, TableRow
 from .limits import KeyedLimiter
-from .security import client_address
+from .security import client_address, number
 from .tables import Tables
 
 __all__ = ["OFFLINE_MODES", "replay_router"]
@@ -83,20 +83,20 @@ def _may_see(m: _Match, account: AccountRow | None) -> bool:
 
 
 def _seat_and_reveal(request: Request, players: int, default: int) -> tuple[int, bool]:
-    raw = request.query_params.get("seat", str(default))
-    if not raw.isdigit() or not 0 <= int(raw) < players:
+    seat = number(request.query_params.get("seat", str(default)), 2)
+    if seat is None or not 0 <= seat < players:
         raise ApiError(400, "bad_seat", f"seat is 0..{players - 1}")
     reveal = request.query_params.get("reveal", "0")
     if reveal not in ("0", "1", "true", "false"):
         raise ApiError(400, "bad_request", "reveal is 0 or 1")
-    return int(raw), reveal in ("1", "true")
+    return seat, reveal in ("1", "true")
 
 
 def _hand_number(request: Request) -> int:
-    raw = request.query_params.get("hand", "1")
-    if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
+    hand = number(request.query_params.get("hand", "1"), 5)
+    if hand is None or not 1 <= hand <= 10_000:
         raise ApiError(400, "bad_hand", "hand is a hand number, from 1")
-    return int(raw)
+    return hand
 
 
 def _build(game: Game, request: Request, extra: dict[str, Any]) -> dict[str, Any]:
@@ -161,19 +161,20 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
         if not _TABLE_ID.fullmatch(table_id):
             return None
         if match is not None:
-            if not match.isdigit() or len(match) > 12:
+            seq = number(match, 12)
+            if seq is None:
                 return None
             async with store.sessions() as s:
                 row = await s.get(TableRow, table_id)
                 entry = await s.scalar(
                     select(TableLogRow.entry).where(
-                        TableLogRow.table_id == table_id, TableLogRow.seq == int(match)
+                        TableLogRow.table_id == table_id, TableLogRow.seq == seq
                     )
                 )
             if row is None or not isinstance(entry, dict) or not isinstance(entry.get("finished"), dict):
                 return None
             return _Match(
-                table_id, int(match), row.mode, row.profile, row.options.get("seats") or [], entry["finished"], _accounts(row.options)
+                table_id, seq, row.mode, row.profile, row.options.get("seats") or [], entry["finished"], _accounts(row.options)
             )
         table = tables.peek(table_id)
         if table is not None:  # read at once, between two of its worker's steps

@@ -64,6 +64,15 @@ class _BodyTooLarge(Exception):
     pass
 
 
+def number(raw: str | None, digits: int) -> int | None:
+    """``raw`` as a number when it is 1 to ``digits`` ASCII digits, else None (``str.isdigit``
+    admits ``"²"`` and other digits that ``int`` refuses, and ``int`` refuses a string of more
+    than 4,300 digits: checked so, neither becomes a server error)."""
+    if raw is None or not 0 < len(raw) <= digits or not raw.isascii() or not raw.isdigit():
+        return None
+    return int(raw)
+
+
 def client_address(scope: Scope) -> str:
     """The client's address as limits count it: an IPv6 address by its /64 (one subscriber
     holds a whole /64, so counting single addresses would not limit anyone)."""
@@ -188,7 +197,7 @@ class SecurityMiddleware:
             length = _header(scope, b"content-length")
             if refusal is not None:
                 await error(*refusal)
-            elif length is not None and (not length.isdigit() or int(length) > max_body):
+            elif length is not None and ((size := number(length, 18)) is None or size > max_body):
                 await error(
                     413, "body_too_large", f"request bodies are limited to {max_body} bytes"
                 )
