@@ -205,3 +205,73 @@ def test_of_several_requests_of_one_table_read_together_only_the_last_is_chosen(
     assert [a.get("error") for a in answers] == ["superseded"] * 3 + [None, None]
     assert answers[3]["action"] == action_to_text(chosen)
     assert after.check(action_from_text(answers[4]["action"])) is None
+
+
+def test_a_quick_move_waiting_behind_searches_is_answered_first() -> None:
+    """One account's many Expert tables must not hold up every other table's Normal seats: a
+    quick move read with searches is answered before them; a table's own requests keep
+    their order (its earlier one, superseded, first)."""
+    import time
+
+    game = Game(Settings.preset("two-player"), seed=4)
+    while len(game.state.legal_actions()) == 1:
+        game.apply(game.state.legal_actions()[0])
+    at = [1, len(game.hands[-1].actions)]
+    record = game.to_record()
+
+    def ask(rid: int, table: str, level: str) -> str:
+        return json.dumps({"id": rid, "table": table, "seat": game.state.turn, "level": level,
+                           "seed": 1, "record": record, "actions": [], "at": at,
+                           "sent": time.time() - 60, "within": 1.0})
+
+    lines = [ask(1, "e1", "expert"), ask(2, "e2", "expert"), ask(3, "both", "expert"),
+             ask(4, "both", "normal"), ask(5, "n", "normal"), ask(6, "e3", "expert")]
+    out = io.BytesIO()
+    serve(io.BytesIO(("\n".join(lines) + "\n").encode()), out)
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    # 5 before every search; 4 after 3, its table's earlier request (superseded: no search)
+    assert [a["id"] for a in answers] == [5, 1, 2, 3, 4, 6]
+    assert answers[3].get("error") == "superseded"
+    assert all(game.state.check(action_from_text(a["action"])) is None for a in answers if a["id"] != 3)
+
+
+def test_the_process_answers_a_request_while_its_input_stays_open() -> None:
+    """As a server uses it: each answer comes as soon as it is chosen, not when more input (or
+    its end) arrives; a quick move sent while a search runs comes before the searches queued
+    behind it."""
+    import select
+    import time
+
+    game = Game(Settings.preset("two-player"), seed=4)
+    while len(game.state.legal_actions()) == 1:
+        game.apply(game.state.legal_actions()[0])
+    at = [1, len(game.hands[-1].actions)]
+
+    def ask(rid: int, table: str, level: str) -> bytes:
+        return json.dumps({"id": rid, "table": table, "seat": game.state.turn, "level": level, "seed": 1,
+                           "record": game.to_record(), "actions": [], "at": at,
+                           "sent": time.time(), "within": 0.4}).encode() + b"\n"
+
+    proc = subprocess.Popen([sys.executable, "-c", "from canasta.bots.worker import main; main()"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def answer() -> dict[str, object]:
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready, "no answer within 30 s"
+        return json.loads(proc.stdout.readline())  # type: ignore[union-attr, no-any-return]
+
+    try:
+        proc.stdin.write(ask(1, "a", "normal"))
+        proc.stdin.flush()
+        assert answer()["id"] == 1
+        proc.stdin.write(ask(2, "b", "expert") + ask(3, "c", "expert") + ask(4, "d", "expert"))
+        proc.stdin.flush()
+        time.sleep(0.1)  # the first search is under way
+        proc.stdin.write(ask(5, "e", "normal"))
+        proc.stdin.flush()
+        order = [answer()["id"] for _ in range(4)]
+        assert order.index(5) <= 1, order  # after the search under way at most
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)

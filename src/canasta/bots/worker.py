@@ -1,7 +1,8 @@
 """A process that chooses computer seats' moves for a server, beside its event loop.
 
 Run as ``python -c "from canasta.bots.worker import main; main()"``. It reads one JSON request
-a line on standard input and writes one JSON answer a line on standard output, in order.
+a line on standard input and writes one JSON answer a line on standard output, each with its
+request's id: quick moves are answered before searches that wait with them (:func:`serve`).
 
 It keeps a copy of every match it is asked about, so a request carries only what changed since
 the last one for that table:
@@ -38,7 +39,9 @@ ends when its input does.
 
 from __future__ import annotations
 
+import io
 import json
+import select
 import signal
 import sys
 import time
@@ -54,7 +57,7 @@ from .common import Player
 from .players import make_player
 from .search import DEFAULT_TIME, ExpertPlayer
 
-__all__ = ["LEAST_SEARCH", "MAX_TABLES", "NEXT_HAND", "Worker", "deck_check", "main"]
+__all__ = ["LEAST_SEARCH", "MAX_TABLES", "NEXT_HAND", "QUICK_LEVELS", "Worker", "deck_check", "main"]
 
 #: in a request's ``actions``: the copy deals the next hand
 NEXT_HAND = "next hand"
@@ -69,6 +72,9 @@ LEAST_SEARCH = 0.05
 
 #: match copies kept; a server sends the record again for a table whose copy was dropped
 MAX_TABLES = 20_000
+
+#: levels whose moves take well under a millisecond: answered before searches waiting with them
+QUICK_LEVELS = frozenset({"random", "beginner", "normal"})
 
 
 @dataclass
@@ -152,17 +158,59 @@ class Worker:
         return {"action": action_to_text(action)}
 
 
+def _arrived(source: IO[bytes]) -> bool:
+    """Whether ``source`` has input (or its end) to read without waiting; False for a source
+    that cannot be asked (an in-memory one, read whole anyway)."""
+    try:
+        return bool(select.select([source], [], [], 0)[0])
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+
+
+def _table_of(item: dict[str, Any] | str) -> str | None:
+    if isinstance(item, str):
+        return None
+    return str(item["forget"]) if "forget" in item else str(item.get("table"))
+
+
+def _next(waiting: list[dict[str, Any] | str]) -> int:
+    """The place in ``waiting`` of the request to handle next: the first quick one (a
+    :data:`QUICK_LEVELS` move, a forget, an unreadable line) that no earlier request of its
+    table waits before (a table's requests keep their order), else the first."""
+    seen: set[str | None] = set()
+    for i, item in enumerate(waiting):
+        table = _table_of(item)
+        if table not in seen and (
+            isinstance(item, str) or "forget" in item or item.get("level") in QUICK_LEVELS
+        ):
+            return i
+        if table is not None:
+            seen.add(table)
+    return 0
+
+
 def serve(source: IO[bytes], sink: IO[bytes], worker: Worker | None = None) -> None:
-    """Answer every request line of ``source`` on ``sink``, in order, until ``source`` ends.
-    The lines read at once (all that had arrived) are handled together."""
+    """Answer every request line of ``source`` on ``sink`` until ``source`` ends.
+
+    Answers carry their request's id and come in the order requests are handled, which is
+    not always the order they came in: between two requests the worker takes up what has
+    arrived meanwhile, and a quick move (Beginner's, Normal's: well under a millisecond)
+    waiting behind searches is answered first, so that tables of searching seats (many of
+    them, one account's perhaps) never hold up every other table's computer seats. A table's
+    own requests keep their order, and of several waiting at once only the last is chosen
+    (the earlier ones, answered ``superseded``, only bring its copy up to date): a flood of
+    requests costs no search."""
     worker = worker or Worker()
     rest = b""
-    while True:
-        chunk = source.read1(1 << 16)  # type: ignore[attr-defined]
-        if not chunk:
-            break
+    waiting: list[dict[str, Any] | str] = []
+    #: requests with an id waiting, per table (more than one: all but the last superseded)
+    counts: dict[str, int] = {}
+    answers: list[dict[str, Any]] = []
+    ended = False
+
+    def take(chunk: bytes) -> None:
+        nonlocal rest
         *lines, rest = (rest + chunk).split(b"\n")
-        parsed: list[dict[str, Any] | str] = []
         for line in lines:
             if not line.strip():
                 continue
@@ -171,24 +219,48 @@ def serve(source: IO[bytes], sink: IO[bytes], worker: Worker | None = None) -> N
                 if not isinstance(request, dict):
                     raise ValueError("a request is a JSON object")
             except ValueError as e:
-                parsed.append(str(e)[:300])
+                waiting.append(str(e)[:300])
             else:
-                parsed.append(request)
-        # of several requests of one table read together only the last is chosen (a table
-        # waits only for its latest): a flood of requests costs no search
-        last = {str(r.get("table")): i for i, r in enumerate(parsed) if isinstance(r, dict) and "id" in r}
-        answers: list[dict[str, Any]] = []
-        for i, item in enumerate(parsed):
-            if isinstance(item, str):
-                answers.append({"id": None, "error": "failed", "message": item})
-                continue
-            superseded = "id" in item and last.get(str(item.get("table"))) != i
-            answer = worker.handle(item, superseded=superseded)
-            if answer is not None:
-                answers.append(answer)
+                waiting.append(request)
+                if "id" in request:
+                    table = str(request.get("table"))
+                    counts[table] = counts.get(table, 0) + 1
+
+    def flush() -> None:
         if answers:
             sink.write(b"".join(json.dumps(a, separators=(",", ":")).encode() + b"\n" for a in answers))
             sink.flush()
+            answers.clear()
+
+    while True:
+        if not waiting:
+            flush()  # before waiting for more: every answer ready is out
+            if ended:
+                break
+        if not ended and (not waiting or _arrived(source)):
+            chunk = source.read1(1 << 16)  # type: ignore[attr-defined]
+            if chunk:
+                take(chunk)
+            else:
+                ended = True
+            if not waiting:
+                continue
+        item = waiting.pop(_next(waiting))
+        if isinstance(item, str):
+            answers.append({"id": None, "error": "failed", "message": item})
+            continue
+        superseded = False
+        if "id" in item:
+            table = str(item.get("table"))
+            counts[table] -= 1
+            superseded = counts[table] > 0
+            if not counts[table]:
+                del counts[table]
+            if not superseded and item.get("level") not in QUICK_LEVELS:
+                flush()  # what is answered goes out before a search
+        answer = worker.handle(item, superseded=superseded)
+        if answer is not None:
+            answers.append(answer)
 
 
 def main() -> None:

@@ -15,7 +15,9 @@ request (at most once every :data:`RESTART_SECONDS`).
 
 Load and floods: a table asks once per position (a change that leaves the position alone, a
 pause or a resume, asks nothing again), and a worker that finds several requests of one table
-waiting chooses only for the last. Each request has a deadline (the seat's pace, its search,
+waiting chooses only for the last; it answers the quick levels' moves (Beginner's, Normal's)
+before the searches waiting with them, so one account's many Expert tables hold up no other
+table's Normal seats (``canasta.bots.worker.serve``). Each request has a deadline (the seat's pace, its search,
 and a margin): past it the request is answered ``late`` and the table plays without it (a
 searching seat plays its guide's quick move rather than search on the event loop). A worker is
 stopped only when it has answered nothing for ``timeout`` seconds while requests wait: busy
