@@ -247,3 +247,36 @@ def test_a_server_restart_mid_match_loses_nothing_and_the_pages_reconnect(browse
     play_simple_turn(nxt)  # the match goes on
     for page in (a, b):
         assert not page.errors, page.errors
+
+
+def test_a_match_its_last_player_leaves_is_abandoned_and_says_so(browser, online_server):
+    """docs/protocol.md, "Abandoned matches": a room filled with computers and left is not
+    played on for nobody; a spectator is told, and the host may play again at once."""
+    host, watcher = contexts(browser, 2)
+    open_lobby(host, online_server.url)
+    host.click("#btn-create-room")
+    host.wait_for_selector("#room-code-value")
+    for seat in (1, 2, 3):
+        host.click(f"#room-seats [data-bot='{seat}']")
+        host.wait_for_selector(f"#room-seats [data-seat='{seat}'] .who")
+    host.wait_for_selector("#btn-room-start:not([disabled])")
+    host.click("#btn-room-start")
+    host.wait_for_selector("#table .seats", timeout=20_000)
+    table = host.evaluate("location.hash")
+    watcher.goto(online_server.url + table)
+    watcher.wait_for_selector("#table .seats", timeout=20_000)
+    assert watcher.locator("#abandoned-banner").count() == 0
+    host.click("#btn-leave-match")
+    host.click("#btn-leave-confirm")
+    watcher.wait_for_selector("#abandoned-banner", timeout=10_000)
+    assert "abandoned" in watcher.inner_text("#abandoned-banner")
+    watcher.screenshot(path="/tmp/canasta-abandoned.png")
+    watcher.click("#btn-abandoned-lobby")
+    watcher.wait_for_selector("#table .seats", state="hidden", timeout=10_000)
+    # the host is in no match any more: a new room at once
+    host.wait_for_selector("#table .seats", state="hidden", timeout=10_000)
+    open_lobby(host, online_server.url)
+    host.click("#btn-create-room")
+    host.wait_for_selector("#room-code-value")
+    for page in (host, watcher):
+        assert not page.errors, page.errors

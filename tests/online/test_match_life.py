@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import time
 from typing import Any
 
 import pytest
@@ -105,23 +106,81 @@ def test_a_player_who_leaves_becomes_a_spectator_and_loses(db_url: str) -> None:
 NO_BREAK_END = dataclasses.replace(LONG, hand_break_seconds=3600.0)
 
 
-def test_once_every_player_has_left_the_next_hand_is_dealt_without_the_break(db_url: str) -> None:
-    """docs/protocol.md, ``next_hand``: nobody is left to be ready, so nobody is waited for
-    (the computer finishes the match for them; a spectator sees it go on)."""
+def test_once_every_player_has_left_the_match_is_abandoned(db_url: str) -> None:
+    """docs/protocol.md, "Online play": nobody is left to play for, so nobody is played for
+    (a private room filled with computers and left at once cost the server a whole match of
+    moves, as often as anyone liked): the match stops where it is, a spectator sees it so, the
+    lobby lists it no more, and its table may leave memory."""
     with online_client(db_url, NO_BREAK_END) as c, browsers(c, 3) as people:
         players, watcher = people[:2], people[2]
-        table = quick_match(players, preset="two-player")
+        table = _room_match(players, "classic", 5000, bots=[2, 3])
         seats = seated(players, table)
         spectator = Socket(watcher.socket(f"/ws/tables/{table}"))
         spectator.until(lambda m: m["type"] == "state")
+        first, last = sorted(seats.values(), key=lambda s: s.state["table"]["seat"])
+        assert first.ask(type="leave")["change"] == "leave"
+        gone = last.ask(type="leave")
+        assert gone["change"] == "leave"
+        ended = spectator.until(lambda m: m["type"] == "state" and m["change"] == "abandon")
+        assert ended["table"]["status"] == "abandoned"
+        assert online_of(ended)["deadline_ms"] is None
+        version = ended["version"]
+        assert _live(c, table).status == "abandoned"
+        time.sleep(0.5)  # the computers (no pace here) would have moved many times by now
+        assert _live(c, table).version == version and _live(c, table).queue.empty()
+        assert spectator.ask(type="sync")["version"] == version
+        # nothing is played in it any more; each player lost it once (leaving counted)
+        again = Socket(players[0].socket(f"/ws/tables/{table}"))
+        assert again.until(lambda m: m["type"] == "state")["table"]["status"] == "abandoned"
+        assert again.ask(type="chat", phrase="gg")["code"] == "match_abandoned"
+        for b in players:
+            online = b.request("GET", "/api/stats", params={"scope": "online"}).json()
+            assert online["played"] == 1 and online["won"] == 0
+        watcher.open_lobby()
+        assert all(m["table"] != table for m in watcher.lobby_ask(type="sync")["live"])
+        # once nobody watches, it leaves memory as a finished match does; no restart reloads it
+        for sock in (spectator, again, first, last):
+            sock.ws.close()
+        tables = c.app.state.tables  # type: ignore[attr-defined]
+        assert _wait(lambda: c.portal.call(tables.sweep, 0) >= 0 and tables.peek(table) is None)  # type: ignore[union-attr]
+        assert table not in c.portal.call(tables.store.online_tables_in_play)  # type: ignore[union-attr]
+
+
+def test_a_match_none_of_its_players_is_connected_to_is_abandoned(db_url: str) -> None:
+    """Every player away (their sockets closed, nobody came back) for ``unattended_seconds``:
+    the computer played their seats meanwhile, and then the match is abandoned. A player who
+    comes back in time keeps it going."""
+    config = dataclasses.replace(NO_BREAK_END, grace_seconds=0.1, unattended_seconds=1.0)
+    with online_client(db_url, config) as c, browsers(c, 2) as players:
+        table = _room_match(players, "two-player", 5000, bots=[])
+        seats = seated(players, table)
         for sock in seats.values():
-            assert sock.ask(type="leave")["change"] == "leave"
-        over = spectator.until(
-            lambda m: m["type"] == "state" and m["view"]["phase"] == "over", limit=20000
-        )
-        assert not over["table"]["match"]["over"]  # one hand never reaches 5000
-        dealt = spectator.until(lambda m: m["type"] == "state" and m["change"] == "next_hand")
-        assert dealt["view"]["phase"] != "over" and dealt["version"] > over["version"]
+            sock.ws.close()
+        time.sleep(0.6)
+        back = Socket(players[1].socket(f"/ws/tables/{table}"))  # in time: the clock restarts
+        assert back.until(lambda m: m["type"] == "state")["table"]["status"] != "abandoned"
+        time.sleep(1.2)
+        assert _live(c, table).status != "abandoned"
+        back.ws.close()
+        assert _wait(lambda: _live(c, table).status == "abandoned", 10)
+        late = Socket(players[0].socket(f"/ws/tables/{table}"))
+        state = late.until(lambda m: m["type"] == "state")
+        assert state["table"]["status"] == "abandoned" and state["table"]["seat"] is not None
+        assert late.ask(type="back")["code"] == "match_abandoned"
+        for b in players:
+            online = b.request("GET", "/api/stats", params={"scope": "online"}).json()
+            assert online["played"] == 1 and online["won"] == 0
+            b.open_lobby()
+            assert b.lobby_ask(type="sync")["current"] is None  # free to play again
+
+
+def _wait(pred: Any, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def test_the_break_waits_for_the_player_who_stays(db_url: str) -> None:

@@ -88,6 +88,9 @@ class ServerConfig:
     move_seconds: float = 40.0
     #: seconds a seated player may be disconnected before the seat switches to auto-play
     grace_seconds: float = 20.0
+    #: seconds an online match goes on with none of its players connected before it is
+    #: abandoned (at once when every player has left it): nobody plays it for nobody
+    unattended_seconds: float = 120.0
     #: seconds between two hands of an online match when not every player asks for the next
     hand_break_seconds: float = 30.0
     #: the computer players' delay at online tables (ms): every seat moves at the same pace

@@ -1175,7 +1175,9 @@ class Store:
     async def online_tables_in_play(self) -> list[str]:
         """Ids of online tables whose match is not over (loaded at start: their timers run)."""
         async with self.sessions() as s:
-            q = select(TableRow.id).where(TableRow.mode == "online", TableRow.status != "match_over")
+            q = select(TableRow.id).where(
+                TableRow.mode == "online", TableRow.status.not_in(("match_over", "abandoned"))
+            )
             return list((await s.scalars(q)).all())
 
     async def lobby_entries(self, kind: str) -> list[dict[str, Any]]:

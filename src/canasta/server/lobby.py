@@ -285,7 +285,7 @@ class Lobby:
     def _current_match(self, account: str) -> str | None:
         """The online match in play this account has a seat at (to return to it), on any node."""
         for match in self.tables.online_summaries():
-            if match["status"] != "match_over" and account in match["accounts"]:
+            if match["status"] == "playing" and account in match["accounts"]:
                 return str(match["table"])
         return None
 
@@ -586,7 +586,7 @@ class Lobby:
         out = [
             {k: v for k, v in match.items() if k not in private}
             for match in self.tables.online_summaries()
-            if match["public"] and match["status"] != "match_over"
+            if match["public"] and match["status"] == "playing"
         ]
         out.sort(key=lambda m: (-m["spectators"], m["table"]))
         return out[:50]

@@ -57,6 +57,14 @@ class _Grace:
     account: str
 
 
+@dataclass
+class _Unattended:
+    """None of the match's players has been connected for ``unattended_seconds``."""
+
+#: the statuses of a table whose match is played no more
+ENDED = ("match_over", "abandoned")
+
+
 def new_online_state(
     accounts: list[str | None], *, public: bool, room: str | None = None
 ) -> dict[str, Any]:
@@ -96,6 +104,7 @@ class Online:
     chat_limiter: KeyedLimiter | None
     _deadline_handle: asyncio.TimerHandle | None
     _grace_handles: dict[str, asyncio.TimerHandle]
+    _unattended_handle: asyncio.TimerHandle | None
 
     if TYPE_CHECKING:
 
@@ -122,6 +131,12 @@ class Online:
             if acc == account and on["auto"][seat] != "left":
                 return seat
         return None
+
+    @property
+    def abandoned(self) -> bool:
+        """An online match nobody plays any more (its players all left, or none of them was
+        connected for ``unattended_seconds``): no move is made in it again."""
+        return self.mode == "online" and bool(self.options["online"].get("abandoned"))
 
     def bot_plays(self, seat: int) -> bool:
         """Whether the computer makes this seat's moves now."""
@@ -174,7 +189,7 @@ class Online:
         return {
             "table": self.id,
             "public": bool(on["public"]),
-            "status": "match_over" if g.is_over else "playing",
+            "status": "match_over" if g.is_over else "abandoned" if self.abandoned else "playing",
             "accounts": [
                 acc if on["auto"][s] != "left" else None for s, acc in enumerate(on["accounts"])
             ],
@@ -197,19 +212,14 @@ class Online:
         on = self.online
         st = self.game.state
         now = time.time()
-        if self.game.is_over:
+        if self.game.is_over or on.get("abandoned"):
             self._update_online(deadline=None, decision=None)
             return
         if st.is_over:
             key: list[Any] = ["break", self.game.hand_number]
-            # once every person has left (every seat is the computer's), nobody is left to
-            # read the scores or to say they are ready: the break ends now (docs/protocol.md)
-            everyone_left = all(seat.kind == "computer" for seat in self.seats)
-            end = now if everyone_left else now + self.config.hand_break_seconds
             if on["decision"] != key:
+                end = now + self.config.hand_break_seconds
                 self._update_online(decision=key, deadline=end, ready=[False] * len(self.seats))
-            elif everyone_left and (on["deadline"] is None or end < on["deadline"]):
-                self._update_online(deadline=end)  # the last one left during the break
             return
         seat = st.turn
         key = [self.game.hand_number, seat, st.phase]
@@ -297,6 +307,7 @@ class Online:
         handle = self._grace_handles.pop(conn.account, None)
         if handle is not None:
             handle.cancel()
+        self._watch_unattended()
         if self.online["auto"][seat] == "away":
             self._set_seat("auto", seat, None)
             return True
@@ -310,6 +321,49 @@ class Online:
         if any(c.account == account and c.owner for c in self.conns):
             return
         self._start_grace(account)
+        self._watch_unattended()
+
+    def _players_here(self) -> bool:
+        """Whether a player of this match (seated, not left) has a socket at the table."""
+        return any(c.owner and self.seat_of(c.account) is not None for c in self.conns)
+
+    def _watch_unattended(self) -> None:
+        """After a player's socket came or went (and at start): with none of the players
+        connected, the match is abandoned unless one comes back within ``unattended_seconds``
+        (the computer plays their seats meanwhile, as it does for any player away)."""
+        if self.mode != "online":
+            return
+        if self._players_here() or self.game.is_over or self.abandoned:
+            if self._unattended_handle is not None:
+                self._unattended_handle.cancel()
+                self._unattended_handle = None
+        elif self._unattended_handle is None:
+            self._unattended_handle = asyncio.get_running_loop().call_later(
+                self.config.unattended_seconds, self.queue.put_nowait, _Unattended()
+            )
+
+    async def _on_unattended(self) -> None:
+        self._unattended_handle = None
+        if not self._players_here():
+            await self._abandon("unattended")
+
+    async def _abandon(self, reason: str) -> None:
+        """Nobody plays this match any more (``reason``: "left", every player left it, or
+        "unattended"): it stops where it is and counts as lost for the players who had not
+        left (leaving counted already); it is not rated, and its table may leave memory."""
+        if self.game.is_over or self.abandoned:
+            return
+        on = self.online
+        for seat, account in enumerate(on["accounts"]):
+            if account is not None and on["auto"][seat] != "left":
+                self._extra_deltas.append(
+                    StatsDelta(stats_key(account, "online"), finished=True, won=False)
+                )
+        self._update_online(abandoned=reason, deadline=None, decision=None)
+        for handle in self._grace_handles.values():
+            handle.cancel()
+        self._grace_handles.clear()
+        await self._changed("abandon", reason=reason)
 
     def _start_grace(self, account: str) -> None:
         old = self._grace_handles.pop(account, None)
@@ -328,6 +382,7 @@ class Online:
             if account is not None and not self.bot_plays(seat):
                 self._start_grace(account)
         self._arm_deadline()
+        self._watch_unattended()
 
     def _resume_online(self) -> None:
         """Storage is back: a deadline or grace period that passed while nothing could be
@@ -342,6 +397,8 @@ class Online:
 
     async def _on_grace(self, item: _Grace) -> None:
         self._grace_handles.pop(item.account, None)
+        if self.abandoned:
+            return
         seat = self.seat_of(item.account)
         if seat is None or any(c.account == item.account and c.owner for c in self.conns):
             return
@@ -392,6 +449,10 @@ class Online:
             if c.account == account:
                 c.owner = False
         await self._changed("leave", seat=seat)
+        if all(s.kind == "computer" for s in self.seats):  # the last player left
+            await self._abandon("left")
+        else:
+            self._watch_unattended()
 
     async def _on_chat(self, conn: Conn, msg: dict[str, Any]) -> None:
         seat = self._seated(conn)

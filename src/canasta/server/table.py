@@ -37,7 +37,15 @@ from .handlers import COMMANDS, Handlers
 from .limits import KeyedLimiter, TokenBucket
 from .mailbox import Mailbox
 from .metrics import Metrics
-from .online import ONLINE_COMMANDS, ONLINE_ONLY, Online, _Deadline, _Grace, new_online_state
+from .online import (
+    ONLINE_COMMANDS,
+    ONLINE_ONLY,
+    Online,
+    _Deadline,
+    _Grace,
+    _Unattended,
+    new_online_state,
+)
 from .players import ComputerPlayer, SeatInfo, computer_seats, local_seats, make_computer
 from .protocol import TableError, error_message, parse_message, request_of
 from .seating import Seating
@@ -131,7 +139,7 @@ class _StorageBack:
     pass
 
 
-_Item = _Incoming | _Joined | _Left | _BotTurn | _Stop | _StorageBack | _Deadline | _Grace
+_Item = _Incoming | _Joined | _Left | _BotTurn | _Stop | _StorageBack | _Deadline | _Grace | _Unattended
 
 #: what a client is told while the table cannot save
 _STORAGE_DOWN = (
@@ -240,6 +248,7 @@ class Table(Seating, Handlers, Online):
         self.chat_limiter: KeyedLimiter | None = None
         self._deadline_handle: asyncio.TimerHandle | None = None
         self._grace_handles: dict[str, asyncio.TimerHandle] = {}
+        self._unattended_handle: asyncio.TimerHandle | None = None
         self._handlers: dict[str, Callable[[Conn, dict[str, Any]], Awaitable[None]]] = {
             kind: getattr(self, method) for kind, method in COMMANDS.items()
         }
@@ -409,6 +418,8 @@ class Table(Seating, Handlers, Online):
     def status(self) -> str:
         if self.game.is_over:
             return "match_over"
+        if self.abandoned:
+            return "abandoned"
         if self.game.state.is_over:
             return "hand_over"
         return "playing"
@@ -603,6 +614,8 @@ class Table(Seating, Handlers, Online):
         for handle in self._grace_handles.values():
             handle.cancel()
         self._grace_handles.clear()
+        if self._unattended_handle is not None:
+            self._unattended_handle.cancel()
         if self._probe is not None:
             self._probe.cancel()
         if self._task is not None:
@@ -688,14 +701,16 @@ class Table(Seating, Handlers, Online):
             if self.mode == "online":
                 self._left_online(item.conn)
                 self.broadcast_presence()
-        elif isinstance(item, _Deadline | _Grace):
+        elif isinstance(item, _Deadline | _Grace | _Unattended):
             # skipped while nothing can be saved: taken up again when storage is back
             if self.storage_ok and not self.defunct:
                 try:
                     if isinstance(item, _Deadline):
                         await self._on_deadline(item)
-                    else:
+                    elif isinstance(item, _Grace):
                         await self._on_grace(item)
+                    else:
+                        await self._on_unattended()
                 except TableError:  # not saved: the table is back as committed
                     pass
         elif isinstance(item, _BotTurn):
@@ -744,6 +759,8 @@ class Table(Seating, Handlers, Online):
             if kind not in ONLINE_COMMANDS:
                 raise TableError("offline_only", f"'{kind}' is not available in online play")
             if kind != "sync":
+                if self.abandoned:
+                    raise TableError("match_abandoned", "this match was abandoned: nobody plays it any more")
                 self._seated(conn)
         elif kind in ONLINE_ONLY:
             raise TableError("online_only", f"'{kind}' is only for online tables")
@@ -1051,6 +1068,7 @@ class Table(Seating, Handlers, Online):
             or not self.storage_ok
             or self.defunct
             or st.is_over
+            or self.abandoned
             or not self.bot_plays(st.turn)
         ):
             return
@@ -1072,7 +1090,14 @@ class Table(Seating, Handlers, Online):
     async def _bot_turn(self, version: int, *, step: bool = False) -> None:
         """A computer seat's move (``step``: one move asked for while the table is paused)."""
         st = self.game.state
-        if version != self.seq or (self.paused and not step) or not self.storage_ok or st.is_over or self.defunct:
+        if (
+            version != self.seq
+            or (self.paused and not step)
+            or not self.storage_ok
+            or st.is_over
+            or self.defunct
+            or self.abandoned
+        ):
             return
         seat = st.turn
         if not self.bot_plays(seat):

@@ -17,6 +17,7 @@ from .config import ServerConfig
 from .db import Store, TableRow
 from .limits import KeyedLimiter
 from .metrics import Metrics
+from .online import ENDED
 from .table import Table
 from .tasks import repeat
 from .thinkers import Thinkers, default_processes
@@ -352,7 +353,7 @@ class Tables:
                     if t is None or t.defunct:
                         continue
                     summary = t.summary()
-                    if summary["status"] == "match_over":
+                    if summary["status"] != "playing":
                         await redis.hdel("canasta:live", tid)
                     else:
                         summary["at"] = time.time()
@@ -466,7 +467,7 @@ class Tables:
 
         def idle(t: Table) -> bool:
             # an online match in play is never unloaded: its clocks run with nobody watching
-            playing_online = t.mode == "online" and t.status != "match_over"
+            playing_online = t.mode == "online" and t.status not in ENDED
             return not t.attached and t.queue.empty() and not playing_online
 
         by_use = sorted(self._live.values(), key=lambda t: self._used.get(t.id, 0.0))
@@ -577,9 +578,9 @@ class Tables:
                 or (
                     not t.attached
                     and t.queue.empty()
-                    and (t.mode != "online" or t.status == "match_over")
+                    and (t.mode != "online" or t.status in ENDED)
                     and now - self._used.get(tid, now)
-                    >= (finished_for if t.status == "match_over" else idle_for)
+                    >= (finished_for if t.status in ENDED else idle_for)
                 )
             ]
             for t in idle:

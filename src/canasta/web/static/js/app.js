@@ -5,7 +5,7 @@ import { S, savePrefs, legacyProfile, forgetLegacyProfile } from "./store.js";
 import { setLanguage, t } from "./i18n.js";
 import { api } from "./net.js";
 import { setSound } from "./sound.js";
-import { setSender, teamName, rankFromKey, seatName } from "./table.js";
+import { setSender, setLeaver, teamName, rankFromKey, seatName } from "./table.js";
 import { openStats } from "./panels.js";
 import { openReplay, replayShown } from "./replay-links.js";
 import { closeOverlay, overlayKind, takeReturnFocus, trapTab } from "./overlays.js";
@@ -173,6 +173,7 @@ async function main() {
   document.addEventListener("keydown", onKey);
   bindScreen(controller);
   setSender((msg) => controller.send(msg));
+  setLeaver(() => controller.leaveTable());
   document.addEventListener("overlayclosed", () => redraw());
   $("#btn-home").addEventListener("click", () => controller.leaveTable());
   $("#btn-rules").addEventListener("click", () => show("rules"));

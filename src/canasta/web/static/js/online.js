@@ -533,9 +533,20 @@ export function toggleMute(seat) {
   if (muted.has(key)) muted.delete(key); else { muted.add(key); bubbles.delete(seat); }
 }
 
-/** My own online state at the table: the auto-play banner, or null. */
-export function autoBanner(send) {
+/** The match abandoned (for everyone at the table), or my own online state: the auto-play
+ * banner; or null. */
+export function autoBanner(send, leave) {
   if (!isOnline()) return null;
+  if (S.table.status === "abandoned") {
+    const el = h("div", "auto-banner abandoned");
+    el.id = "abandoned-banner";
+    el.setAttribute("role", "alert");
+    el.append(h("span", null, t("online.abandoned")));
+    const b = button(t("online.back_to_lobby"), () => leave(), "primary");
+    b.id = "btn-abandoned-lobby";
+    el.append(b);
+    return el;
+  }
   const me = S.table.seat;
   if (me == null) return null;
   const reason = S.table.online.auto[me];

@@ -145,9 +145,15 @@ export function remapIndexes(oldHand, newHand, idx) {
 }
 
 function legalOf(type) { return (S.view.legal || []).filter((a) => a.type === type); }
+/** Online: the computer plays my seat now (auto-play), or nobody plays the match any more. */
+function computerActs() {
+  const tb = S.table;
+  if (!tb || tb.mode !== "online" || !tb.online) return false;
+  return tb.status === "abandoned" || (mySeat() != null && !!tb.online.auto[mySeat()]);
+}
 function myTurn() {
   const v = S.view;
-  return v && v.hand != null && v.turn === mySeat() && v.phase !== "over" && !(S.table && S.table.handoff != null);
+  return v && v.hand != null && v.turn === mySeat() && v.phase !== "over" && !(S.table && S.table.handoff != null) && !computerActs();
 }
 export function canAct(type) { return myTurn() && legalOf(type).length > 0; }
 
@@ -156,6 +162,8 @@ export function canAct(type) { return myTurn() && legalOf(type).length > 0; }
 let ctlSend = () => {};
 /** How the table's own controls (the auto-play banner) send a message to the table. */
 export function setSender(fn) { ctlSend = fn; }
+let ctlLeave = () => {};
+export function setLeaver(fn) { ctlLeave = fn; }
 
 export function renderTable(root, actions) {
   const v = S.view;
@@ -443,8 +451,10 @@ function statusLine(me) {
   const v = S.view;
   const el = h("div", { class: "status", id: "status" });
   let text;
-  if (v.phase === "over") text = t("status.hand_over");
+  if (S.table && S.table.status === "abandoned") text = t("status.abandoned");
+  else if (v.phase === "over") text = t("status.hand_over");
   else if (S.table && S.table.paused) text = t("status.paused");
+  else if (v.turn === me && v.hand != null && computerActs()) text = t("status.auto");
   else if (v.turn === me && v.hand != null) {
     if (v.phase === "draw") text = t("status.your_draw");
     else if (v.phase === "ask") text = t("status.answer");
@@ -452,7 +462,7 @@ function statusLine(me) {
   } else text = t("status.waiting", { name: seatName(v.turn) });
   el.textContent = text;
   if (S.connection !== "open") el.append(h("span", "tag stop", t("status.reconnecting")));
-  const mineTurn = v.turn === me && v.hand != null && v.phase !== "over";
+  const mineTurn = v.turn === me && v.hand != null && v.phase !== "over" && !computerActs();
   if (isOnline()) {
     const clock = v.hand != null ? countdown(me) : null;
     if (clock) el.append(" ", clock);
@@ -461,7 +471,7 @@ function statusLine(me) {
     for (const mark of v.hand != null ? seatMarks(me).filter((m) => m.classList.contains("bubble")) : []) el.append(" ", mark);
   }
   const wrap = h("div", "status-wrap" + (mineTurn ? " mine-turn" : ""));
-  const banner = autoBanner((msg) => ctlSend(msg));
+  const banner = autoBanner((msg) => ctlSend(msg), () => ctlLeave());
   if (banner) wrap.append(banner);
   wrap.append(el);
   const last = lastMove();
