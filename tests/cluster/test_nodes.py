@@ -529,3 +529,37 @@ async def _rename_in_rooms(nodes: list[Any]) -> None:
             assert json.loads(r.read())["account"]["name"] == name
         assert await room_names() == [name]
         await ws.close()
+
+
+def test_a_session_ended_through_one_node_closes_its_sockets_on_every_node(cluster_urls):
+    """Logging out everywhere through node a closes the session's sockets wherever they are:
+    the one node b serves (told over Redis) and the one a forwards to b; a reconnect with the
+    dead cookie only watches."""
+    db, redis_url = cluster_urls
+    a, b = node(db, redis_url), node(db, redis_url)
+    with logged([a, b]):
+        cookie = a.session()
+        table = a.post("/api/tables", {"mode": "computer", "preset": "two-player", "difficulty": "normal"}, cookie)["table"]
+        asyncio.run(_session_ends_elsewhere(a, b, cookie, table))
+
+
+async def _session_ends_elsewhere(a: Any, b: Any, cookie: str, table: str) -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    player = Player(cookie)
+    await player.connect(f"/ws/tables/{table}", [b], time.monotonic() + 20)
+    other_tab = Player(cookie)
+    await other_tab.connect(f"/ws/tables/{table}", [a], time.monotonic() + 20)
+    await asyncio.sleep(2.5)  # each node has published itself (once a second)
+    assert a.post("/api/account/logout-all", {}, cookie)["revoked"] == 1
+    for p in (player, other_tab):
+        try:
+            await p.until(lambda m: False, timeout=10)
+        except ConnectionClosed as e:
+            assert e.rcvd is not None and e.rcvd.code == 4401
+        else:  # pragma: no cover - until() only returns on its predicate
+            raise AssertionError("the socket stayed open")
+    watcher = Player(cookie)
+    await watcher.connect(f"/ws/tables/{table}", [b], time.monotonic() + 20)
+    assert watcher.state is not None and watcher.state["table"]["seat"] is None
+    await watcher.ws.close()

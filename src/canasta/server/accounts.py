@@ -556,9 +556,16 @@ def install(
     lobby: Lobby,
     config: ServerConfig,
     require_account: Callable[[Request], Awaitable[AccountRow]],
+    sessions_ended: Callable[..., Awaitable[None]] | None = None,
 ) -> None:
     """Add the account, profile, leaderboard, shop and report routes to ``app``, and the
-    rating of finished quick matches to ``tables``."""
+    rating of finished quick matches to ``tables``. ``sessions_ended(account, keep=token,
+    only=token)`` closes the sockets opened with sessions that ended here."""
+
+    async def ended(account_id: str, *, keep: str | None = None, only: str | None = None) -> None:
+        if sessions_ended is not None:
+            await sessions_ended(account_id, keep=keep, only=only)
+
     from .app import SESSION_COOKIE, ApiError, _json_body, display_name, set_session_cookie
 
     smtp = SmtpServer.from_url(config.smtp_url) if config.smtp_url else None
@@ -646,6 +653,8 @@ def install(
                 await s.execute(
                     delete(SessionRow).where(SessionRow.token_hash == token_hash(old_token))
                 )
+            if old is not None:  # its sockets reconnect as the account this browser holds now
+                await ended(old.id, only=old_token)
         if old is None or old.id == account_id:
             return None
         await move_device_tables(store, old.id, account_id)
@@ -787,10 +796,13 @@ def install(
         await _json_body(request)
         token = request.cookies.get(SESSION_COOKIE)
         if token:
+            account = await store.session_account(token) if len(token) <= 100 else None
             async with store.sessions() as s, s.begin():
                 await s.execute(
                     delete(SessionRow).where(SessionRow.token_hash == token_hash(token))
                 )
+            if account is not None:
+                await ended(account.id, only=token)
         clear_cookie(request, response)
         return {"revoked": 1 if token else 0}
 
@@ -802,6 +814,7 @@ def install(
         count = await revoke_sessions(store, account.id)
         async with store.sessions() as s, s.begin():
             await void_links(s, account.id)
+        await ended(account.id)
         clear_cookie(request, response)
         return {"revoked": count}
 
@@ -820,7 +833,9 @@ def install(
             )
             await void_links(s, account.id)
         # a changed password ends the other devices' sessions (and, above, every link)
-        revoked = await revoke_sessions(store, account.id, keep=request.cookies.get(SESSION_COOKIE))
+        keep = request.cookies.get(SESSION_COOKIE)
+        revoked = await revoke_sessions(store, account.id, keep=keep)
+        await ended(account.id, keep=keep)
         return {"account": await account_json(account), "revoked": revoked}
 
     @app.post("/api/account/email")
@@ -906,6 +921,7 @@ def install(
         account_id = await use_recovery_token(store, token, new_hash)
         if account_id is None:
             raise ApiError(400, "bad_token", "this link is not valid (used, expired or wrong)")
+        await ended(account_id)  # every session ended with the reset
         merged = await adopt_device(request, account_id)
         set_cookie(request, response, await new_session_for(store, account_id))
         async with store.sessions() as s:
@@ -939,6 +955,7 @@ def install(
             t.defunct = True
             await t.stop()
         await delete_personal_data(store, account.id)
+        await ended(account.id)
         clear_cookie(request, response)
         return {"deleted": True}
 

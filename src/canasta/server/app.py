@@ -28,8 +28,8 @@ from ..errors import SettingsError
 from ..rules import PRESETS, TARGETS, Settings
 from .cluster import LocalCluster, RedisCluster
 from .config import MAX_BODY_BYTES, ServerConfig
-from .conn import CLOSE_TRY_AGAIN, Conn
-from .db import AccountRow, Store, TableRow, resolve_db_url, stats_key
+from .conn import CLOSE_TRY_AGAIN, Conn, SessionSockets
+from .db import AccountRow, Store, TableRow, resolve_db_url, stats_key, token_hash
 from .forwarding import Forwarding
 from .limits import Counter, KeyedLimiter
 from .lobby import Lobby
@@ -271,7 +271,25 @@ def create_app(
     )
     tables = Tables(store, bot_delay_ms, config, cluster)
     lobby = Lobby(store, tables, config)
-    forwarding = Forwarding(cluster, tables, lobby, config) if isinstance(cluster, RedisCluster) else None
+    #: this node's browser sockets by their session: closed when the session ends
+    live_sessions = SessionSockets()
+    forwarding = (
+        Forwarding(cluster, tables, lobby, config, live_sessions)
+        if isinstance(cluster, RedisCluster)
+        else None
+    )
+
+    async def sessions_ended(account_id: str, *, keep: str | None = None, only: str | None = None) -> None:
+        """Sessions of ``account_id`` ended (every one but token ``keep``, or only token
+        ``only``): their sockets close, on this node and, with several, on the others."""
+        keep_hash = None if keep is None else token_hash(keep)
+        only_hash = None if only is None else token_hash(only)
+        live_sessions.end(account_id, keep=keep_hash, only=only_hash)
+        if isinstance(cluster, RedisCluster):
+            with contextlib.suppress(Exception):  # Redis away: the node's own sockets closed
+                await cluster.broadcast(
+                    {"op": "sessions_ended", "account": account_id, "keep": keep_hash, "only": only_hash}
+                )
     if isinstance(cluster, RedisCluster):
 
         def lost(resource: str) -> None:
@@ -614,13 +632,15 @@ def create_app(
             await websocket.close(code=4404)
             return
         account_id = account.id if account is not None else None
+        cookie = websocket.cookies.get(SESSION_COOKIE)
+        session = token_hash(cookie) if account is not None and cookie else None
         history_delta = websocket.query_params.get("history") == "delta"
         state_patch = websocket.query_params.get("state") == "patch"
         if isinstance(found, str):  # another node owns the table: forward this socket there
             assert forwarding is not None
             await forwarding.forward(
                 websocket, f"table:{table_id}", found, account=account_id, name=None,
-                history_delta=history_delta, state_patch=state_patch,
+                history_delta=history_delta, state_patch=state_patch, session=session,
             )
             return
         table = found
@@ -633,17 +653,22 @@ def create_app(
             return
         conn = Conn.with_limits(config, account=account_id, owner=owner)
         conn.history_delta, conn.state_patch = history_delta, state_patch
+        conn.session = session
         table.join(conn)
+        live_sessions.add(conn)
 
         async def deliver(raw: str | bytes) -> None:
             await table.submit(conn, raw)
 
-        await run_socket(
-            websocket,
-            conn,
-            read_frames(websocket, conn, deliver, lambda: table.version),
-            ending=lambda: table.leave(conn),
-        )
+        try:
+            await run_socket(
+                websocket,
+                conn,
+                read_frames(websocket, conn, deliver, lambda: table.version),
+                ending=lambda: table.leave(conn),
+            )
+        finally:
+            live_sessions.discard(conn)
 
     # ------------------------------------------------------------------ the lobby socket
 
@@ -665,6 +690,7 @@ def create_app(
             )
             await websocket.close(code=4401)
             return
+        session = token_hash(str(websocket.cookies.get(SESSION_COOKIE)))
         if not lobby.has_room_for(account.id):
             await websocket.send_text(
                 json.dumps(error_message("too_many_sockets", "too many lobby tabs are open"))
@@ -680,18 +706,24 @@ def create_app(
                 await websocket.close(code=CLOSE_TRY_AGAIN)
                 return
             await forwarding.forward(
-                websocket, "lobby", leader, account=account.id, name=display_name(account)
+                websocket, "lobby", leader, account=account.id, name=display_name(account),
+                session=session,
             )
             return
         conn = Conn.with_limits(config, account=account.id, owner=True)
+        conn.session = session
         await lobby.join(conn, display_name(account))
+        live_sessions.add(conn)
 
         async def deliver(raw: str | bytes) -> None:
             await lobby.handle(conn, raw)
 
-        await run_socket(
-            websocket, conn, read_frames(websocket, conn, deliver), ending=lambda: lobby.leave(conn)
-        )
+        try:
+            await run_socket(
+                websocket, conn, read_frames(websocket, conn, deliver), ending=lambda: lobby.leave(conn)
+            )
+        finally:
+            live_sessions.discard(conn)
 
     from .replays import replay_router  # here: it imports ApiError from this module
 
@@ -699,7 +731,8 @@ def create_app(
     from .accounts import install as install_accounts  # registration, ratings, coins, reports
 
     install_accounts(
-        app, store=store, tables=tables, lobby=lobby, config=config, require_account=_require_account
+        app, store=store, tables=tables, lobby=lobby, config=config, require_account=_require_account,
+        sessions_ended=sessions_ended,
     )
 
     if STATIC.is_dir():

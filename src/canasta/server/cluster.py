@@ -313,6 +313,14 @@ class RedisCluster:
     def on_node_message(self, handler: Handler) -> None:
         self._handlers[self.node_channel(self.node)] = handler
 
+    async def broadcast(self, message: dict[str, Any]) -> None:
+        """Publish ``message`` to every other node's channel (the nodes that published their
+        load: every live one within a beat of starting)."""
+        for node in await self.redis.hkeys("canasta:load"):
+            name = node.decode() if isinstance(node, bytes) else str(node)
+            if name != self.node:
+                await self.publish(self.node_channel(name), message)
+
     async def publish(self, channel: str, message: dict[str, Any], text: str | None = None) -> None:
         """Publish ``message``; ``text`` (a message encoded already, which a socket is to be
         sent as it is) travels after a newline, not escaped inside the JSON: compact JSON has

@@ -16,6 +16,7 @@ CLOSE_POLICY = 1008  # too many messages: the socket is abusive
 CLOSE_TOO_BIG = 1009  # a frame over the size limit
 CLOSE_TRY_AGAIN = 1013  # the client could not keep up with its messages, or the server is full
 CLOSE_RELOAD = 4409  # the table was reloaded elsewhere: reconnect
+CLOSE_SESSION_ENDED = 4401  # the session the socket was opened with ended: reconnect
 
 
 class Conn:
@@ -40,6 +41,10 @@ class Conn:
     ) -> None:
         self.account = account
         self.owner = owner
+        #: the hash of the session token the socket was opened with (a browser's socket, on
+        #: the node it reached; None for the copies a table's owner node keeps of sockets
+        #: forwarded to it): see :class:`SessionSockets`
+        self.session: str | None = None
         #: messages to send: a dict, or JSON text already encoded (shared by an audience)
         self.outbox: Mailbox[dict[str, Any] | str | None] = Mailbox(outbox_limit + 1)
         self.inflight = asyncio.Semaphore(inflight_limit)
@@ -117,3 +122,42 @@ class Conn:
             return
         self.outbox.get_nowait()
         self.outbox.put_nowait(None)
+
+
+class SessionSockets:
+    """This node's browser sockets by the account and session they were opened with.
+
+    A socket reads its account from the session cookie once, when it opens; when that session
+    ends (a logout, logging out everywhere, a password changed or reset, a login replacing
+    the browser's session), :meth:`end` closes its sockets (:data:`CLOSE_SESSION_ENDED`), so
+    that none acts for the account afterwards. The page reconnects with whatever session it
+    holds now (another account, a guest, or none: then it only watches)."""
+
+    def __init__(self) -> None:
+        self._by_account: dict[str, set[Conn]] = {}
+
+    def add(self, conn: Conn) -> None:
+        if conn.account is not None and conn.session is not None:
+            self._by_account.setdefault(conn.account, set()).add(conn)
+
+    def discard(self, conn: Conn) -> None:
+        if conn.account is None:
+            return
+        conns = self._by_account.get(conn.account)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del self._by_account[conn.account]
+
+    def end(self, account: str, *, keep: str | None = None, only: str | None = None) -> int:
+        """Close ``account``'s sockets opened with a session now ended: every one but those
+        of session ``keep``, or only those of session ``only`` (hashes); how many."""
+        ended = [
+            c
+            for c in self._by_account.get(account, ())
+            if c.session != keep and (only is None or c.session == only)
+        ]
+        for conn in ended:
+            conn.drop(CLOSE_SESSION_ENDED, "your session ended: reconnect")
+            self.discard(conn)
+        return len(ended)

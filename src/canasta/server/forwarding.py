@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket
 
 from .cluster import RedisCluster, RemoteConn
 from .config import ServerConfig
-from .conn import CLOSE_POLICY, CLOSE_RELOAD, CLOSE_TRY_AGAIN, Conn
+from .conn import CLOSE_POLICY, CLOSE_RELOAD, CLOSE_TRY_AGAIN, Conn, SessionSockets
 from .protocol import error_message
 from .sockets import read_frames, run_socket
 from .tasks import start_tasks, stop_tasks
@@ -54,8 +54,17 @@ class Forwarded:
 class Forwarding:
     """This node's forwarded sockets, both ways."""
 
-    def __init__(self, cluster: RedisCluster, tables: Tables, lobby: Lobby, config: ServerConfig) -> None:
+    def __init__(
+        self,
+        cluster: RedisCluster,
+        tables: Tables,
+        lobby: Lobby,
+        config: ServerConfig,
+        sessions: SessionSockets | None = None,
+    ) -> None:
         self.cluster = cluster
+        #: this node's browser sockets by session (closed when their session ends)
+        self.sessions = sessions if sessions is not None else SessionSockets()
         self.tables = tables
         self.lobby = lobby
         self.config = config
@@ -279,6 +288,14 @@ class Forwarding:
         if op == "answer" and isinstance(message.get("ask"), str):
             self.tables.answered(message["ask"], message.get("done") is True)
             return
+        if op == "sessions_ended" and isinstance(message.get("account"), str):
+            keep, only = message.get("keep"), message.get("only")
+            self.sessions.end(
+                message["account"],
+                keep=keep if isinstance(keep, str) else None,
+                only=only if isinstance(only, str) else None,
+            )
+            return
         forwarded = self.local.get(str(message.get("conn")))
         if forwarded is None:
             return
@@ -321,13 +338,16 @@ class Forwarding:
         name: str | None,
         history_delta: bool = False,
         state_patch: bool = False,
+        session: str | None = None,
     ) -> None:
         """Serve an accepted browser socket whose table (or the lobby) another node owns
         (``history_delta``, ``state_patch``: the browser keeps the hand's history, the last
-        state; see :class:`Conn`)."""
+        state; see :class:`Conn`; ``session``: the hash of the session it was opened with)."""
         conn_id = secrets.token_hex(8)
         conn = Conn.with_limits(self.config, account=account, owner=False)
+        conn.session = session
         self.local[conn_id] = Forwarded(conn, resource, owner_node)
+        self.sessions.add(conn)
         channel = RedisCluster.in_channel(resource)
         base = {"node": self.cluster.node, "conn": conn_id}
         try:
@@ -338,6 +358,7 @@ class Forwarding:
             await self.cluster.publish(channel, {**base, **join})
         except Exception:
             self.local.pop(conn_id, None)
+            self.sessions.discard(conn)
             await websocket.send_text('{"type":"error","code":"storage_unavailable","message":"try again"}')
             await websocket.close(code=CLOSE_TRY_AGAIN)
             return
@@ -352,6 +373,7 @@ class Forwarding:
 
         async def ending() -> None:
             self.local.pop(conn_id, None)
+            self.sessions.discard(conn)
             with contextlib.suppress(Exception):
                 await self.cluster.publish(channel, {**base, "op": "leave"})
 
