@@ -102,6 +102,18 @@ def test_r5_meld_reason_completes_a_canasta() -> None:
     }
 
 
+def test_r5_meld_reason_onto_a_canasta_says_it_grows_not_that_it_nears_one() -> None:
+    # a canasta of kings (7 cards, R5) already: another king makes it bigger, not "closer"
+    st = four("KH 5D 6D 9C 9D", phase="play", melds=[{"K": "KC KS KD KC KS KD 2C"}, {}])
+    action = action_from_text("meld K:KH")
+    assert st.check(action) is None
+    reason = explain(st, action).to_json()
+    assert reason["code"] == "meld_on_canasta" and reason["rank"] == "K" and reason["size"] == 8
+    # below seven cards the meld still nears one
+    st = four("KH 5D 6D 9C 9D", phase="play", melds=[{"K": "KC KS KD 2C"}, {}])
+    assert explain(st, action).to_json()["code"] == "meld_add"
+
+
 def test_discard_reason_a_black_three_stops_the_next_player() -> None:
     st = four("3C 9H QH JD 7C", phase="play", melds=[{"8": "8C 8D 8H"}, {"5": "5H 5S 5D"}], pile="4H 6D 7S 9C KS")
     advice = _advice(st)

@@ -118,6 +118,8 @@ def test_a_whole_turn_by_keyboard_keeps_focus_in_place(page, server):
     # the announcer spoke each move, with the discarded card
     text = page.inner_text("#announcer")
     assert f"discarded the {name}" in text, text
+    # and at the hand-off it holds nothing of the hand: the cards just drawn are gone from it
+    assert " drew " not in text, text
     # the first Tab stays in the handoff dialog
     page.keyboard.press("Tab")
     assert active(page)["inDialog"]

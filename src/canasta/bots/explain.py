@@ -192,6 +192,8 @@ def _meld_reason(st: State, a: Meld) -> Reason:
         params["natural"] = wilds == 0
         return Reason("meld_canasta", params)
     if m is not None:
+        if len(m.cards) >= CANASTA_SIZE:  # a canasta already (R5): it grows, it is not "closer"
+            return Reason("meld_on_canasta", params)
         if all(IS_WILD[c] for c in main.cards):
             return Reason("meld_wild_on", params)
         return Reason("meld_add", params)

@@ -11,7 +11,7 @@ import { openReplay, replayShown } from "./replay-links.js";
 import { closeOverlay, overlayKind, takeReturnFocus, trapTab } from "./overlays.js";
 import { focusFirst } from "./focus.js";
 import { initAccount } from "./account.js";
-import { openLobby, isOnline } from "./online.js";
+import { openLobby, isOnline, reconnectLobby } from "./online.js";
 import { $ } from "./dom.js";
 import { setCardFacts } from "./cards.js";
 import { bindScreen, show, redraw, toast, openOverlay, focusAfterAction } from "./screen.js";
@@ -60,6 +60,12 @@ export const controller = {
     if (key === "sound") setSound(value);
     if (key === "speed" && S.table && S.table.mode === "computer") sendSpeed();
     redraw();
+  },
+  /** The browser's session changed (a login, a logout): the open sockets reconnect with it
+   * (the server closes those of an ended session too). */
+  accountChanged() {
+    if (S.sock) S.sock.reconnect();
+    reconnectLobby();
   },
   peek() { S.peek = true; closeOverlay(); takeReturnFocus(); redraw(); focusFirst("#btn-peek-back"); },
   leaveTable() {

@@ -43,6 +43,13 @@ export function tabbables(root) {
 const KEEP = 20;
 
 /** Append a sentence to the one persistent live region (older lines are trimmed). */
+/** Empty the announcer: a pass-and-play hand-off, so that the next player's screen reader
+ * finds nothing of the previous player's hand in it. */
+export function clearAnnouncements() {
+  const log = document.getElementById("announcer");
+  if (log) log.replaceChildren();
+}
+
 export function announce(text) {
   if (!text) return;
   const log = document.getElementById("announcer");

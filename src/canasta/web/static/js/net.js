@@ -62,6 +62,13 @@ export class Socket {
     this.closed = true;
     if (this.ws) this.ws.close();
   }
+
+  /** Open again at once, with the session cookie the browser holds now. */
+  reconnect() {
+    if (this.closed || !this.ws) return;
+    this.retry = 0;
+    this.ws.close();
+  }
 }
 
 /** The socket of one table. */

@@ -61,6 +61,8 @@ export function closeLobby() {
 }
 
 function send(msg) { if (L.sock) L.sock.send(msg); }
+/** The browser's session changed: the lobby socket reconnects as the account it holds now. */
+export function reconnectLobby() { if (L.sock) L.sock.reconnect(); }
 
 function joinPending() {
   const code = L.pendingCode;

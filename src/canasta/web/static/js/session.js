@@ -6,7 +6,7 @@ import { TableSocket } from "./net.js";
 import { play } from "./sound.js";
 import { loadTableParts, mySeat, planAction, planGroups, goOutDiscardIdx, remapIndexes, errorText, moveSentence, seatName } from "./table.js";
 import { closeOverlay, overlayKind } from "./overlays.js";
-import { announce } from "./focus.js";
+import { announce, clearAnnouncements } from "./focus.js";
 import { closeLobby, onChat, noteTableClock } from "./online.js";
 import { show, redraw, toast, tableOverlays, dropFocusRequest } from "./screen.js";
 
@@ -135,6 +135,9 @@ function onError(msg) {
     if (msg.code !== "stale_version" && about === "validate" && S.plan.length) {
       S.validation = { legal: false, code: msg.code, message: msg.message, details: msg.details, count: msg.count, minimum: msg.minimum };
       redraw();
+    } else if (msg.code === "rate_limited" && about !== "validate") {
+      // asked too often: said, so that the button does not seem dead (asking again works)
+      toast(errorText(msg), "bad");
     }
     return;
   }
@@ -217,6 +220,8 @@ function onState(patch) {
   const oldVersion = S.msg ? S.msg.version : -1;
   S.msg = msg;
   S.table = msg.table || {};
+  // a match played no more is no match to continue from the start screen
+  if (["match_over", "abandoned"].includes(S.table.status) && S.table.id === S.tableId) rememberTable(null);
   noteTableClock(msg);
   const next = S.table.online && S.table.online.next;
   if (next && S.table.id === S.tableId && followRematch !== S.tableId) {
@@ -283,8 +288,11 @@ function announceState(old, v, msg) {
     if (v.hand_number) lines.push(t("announce.new_hand", { n: v.hand_number }));
   } else if (msg.change == null || msg.change === "action") {
     const seen = (old.history || []).length;
-    for (const entry of history.slice(seen)) lines.push(moveSentence(entry, true));
+    // at a hand-off, a draw is told without its cards (only its player may know them)
+    const handingOff = S.table && S.table.handoff != null;
+    for (const entry of history.slice(seen)) lines.push(moveSentence(entry, !(handingOff && entry.cards && entry.cards.length)));
   }
+  if (S.table && S.table.handoff != null && !S.lastHandoff) clearAnnouncements();
   if (S.table && S.table.handoff != null) {
     if (!old || !S.lastHandoff) lines.push(t("handoff.pass_to", { name: seatName(S.table.handoff) }));
   } else if (v.phase === "over") {
