@@ -163,10 +163,14 @@ def test_a_match_none_of_its_players_is_connected_to_is_abandoned(db_url: str) -
         assert _live(c, table).status != "abandoned"
         back.ws.close()
         assert _wait(lambda: _live(c, table).status == "abandoned", 10)
+        ended = _live(c, table).version, _live(c, table).seq
         late = Socket(players[0].socket(f"/ws/tables/{table}"))
         state = late.until(lambda m: m["type"] == "state")
         assert state["table"]["status"] == "abandoned" and state["table"]["seat"] is not None
         assert late.ask(type="back")["code"] == "match_abandoned"
+        # coming back to it changed nothing: the seat stays away, nothing more was saved
+        assert (_live(c, table).version, _live(c, table).seq) == ended
+        assert online_of(late.ask(type="sync"))["auto"][state["table"]["seat"]] == "away"
         for b in players:
             online = b.request("GET", "/api/stats", params={"scope": "online"}).json()
             assert online["played"] == 1 and online["won"] == 0

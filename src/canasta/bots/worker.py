@@ -261,6 +261,8 @@ def serve(source: IO[bytes], sink: IO[bytes], worker: Worker | None = None) -> N
         answer = worker.handle(item, superseded=superseded)
         if answer is not None:
             answers.append(answer)
+            if len(answers) >= 64:  # a long run of quick moves: out as they come, in batches
+                flush()
 
 
 def main() -> None:

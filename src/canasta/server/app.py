@@ -28,7 +28,7 @@ from ..errors import SettingsError
 from ..rules import PRESETS, TARGETS, Settings
 from .cluster import LocalCluster, RedisCluster
 from .config import MAX_BODY_BYTES, ServerConfig
-from .conn import CLOSE_TRY_AGAIN, Conn, SessionSockets
+from .conn import CLOSE_SESSION_ENDED, CLOSE_TRY_AGAIN, Conn, SessionSockets
 from .db import AccountRow, Store, TableRow, resolve_db_url, stats_key, token_hash
 from .forwarding import Forwarding
 from .limits import Counter, KeyedLimiter
@@ -278,6 +278,19 @@ def create_app(
         if isinstance(cluster, RedisCluster)
         else None
     )
+
+    async def still_live(conn: Conn, cookie: str | None) -> None:
+        """After ``conn`` was registered under its session: a session that ended while the
+        socket was opening (between reading it and the registration, which :meth:`end` would
+        have found) closes it now."""
+        if conn.session is None:
+            return
+        try:
+            ended = await _account(cookie) is None
+        except (SQLAlchemyError, OSError):  # the database away: it was live a moment ago
+            return
+        if ended:
+            conn.drop(CLOSE_SESSION_ENDED, "your session ended: reconnect")
 
     async def sessions_ended(account_id: str, *, keep: str | None = None, only: str | None = None) -> None:
         """Sessions of ``account_id`` ended (every one but token ``keep``, or only token
@@ -641,6 +654,7 @@ def create_app(
             await forwarding.forward(
                 websocket, f"table:{table_id}", found, account=account_id, name=None,
                 history_delta=history_delta, state_patch=state_patch, session=session,
+                registered=lambda c: still_live(c, cookie),
             )
             return
         table = found
@@ -656,6 +670,7 @@ def create_app(
         conn.session = session
         table.join(conn)
         live_sessions.add(conn)
+        await still_live(conn, cookie)
 
         async def deliver(raw: str | bytes) -> None:
             await table.submit(conn, raw)
@@ -690,7 +705,8 @@ def create_app(
             )
             await websocket.close(code=4401)
             return
-        session = token_hash(str(websocket.cookies.get(SESSION_COOKIE)))
+        cookie = websocket.cookies.get(SESSION_COOKIE)
+        session = token_hash(str(cookie))
         if not lobby.has_room_for(account.id):
             await websocket.send_text(
                 json.dumps(error_message("too_many_sockets", "too many lobby tabs are open"))
@@ -707,13 +723,14 @@ def create_app(
                 return
             await forwarding.forward(
                 websocket, "lobby", leader, account=account.id, name=display_name(account),
-                session=session,
+                session=session, registered=lambda c: still_live(c, cookie),
             )
             return
         conn = Conn.with_limits(config, account=account.id, owner=True)
         conn.session = session
         await lobby.join(conn, display_name(account))
         live_sessions.add(conn)
+        await still_live(conn, cookie)
 
         async def deliver(raw: str | bytes) -> None:
             await lobby.handle(conn, raw)

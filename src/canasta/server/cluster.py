@@ -314,11 +314,15 @@ class RedisCluster:
         self._handlers[self.node_channel(self.node)] = handler
 
     async def broadcast(self, message: dict[str, Any]) -> None:
-        """Publish ``message`` to every other node's channel (the nodes that published their
-        load: every live one within a beat of starting)."""
-        for node in await self.redis.hkeys("canasta:load"):
+        """Publish ``message`` to every other node's channel: the nodes that published their
+        load lately (every live one, within a beat of starting; not the long dead)."""
+        for node, raw in (await self.redis.hgetall("canasta:load")).items():
             name = node.decode() if isinstance(node, bytes) else str(node)
-            if name != self.node:
+            try:
+                fresh = time.time() - float(loads(raw)[1]) < 60
+            except (ValueError, TypeError, IndexError):
+                fresh = True
+            if name != self.node and fresh:
                 await self.publish(self.node_channel(name), message)
 
     async def publish(self, channel: str, message: dict[str, Any], text: str | None = None) -> None:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -339,15 +340,19 @@ class Forwarding:
         history_delta: bool = False,
         state_patch: bool = False,
         session: str | None = None,
+        registered: Callable[[Conn], Awaitable[None]] | None = None,
     ) -> None:
         """Serve an accepted browser socket whose table (or the lobby) another node owns
         (``history_delta``, ``state_patch``: the browser keeps the hand's history, the last
-        state; see :class:`Conn`; ``session``: the hash of the session it was opened with)."""
+        state; see :class:`Conn`; ``session``: the hash of the session it was opened with;
+        ``registered``: called once the socket is registered under it)."""
         conn_id = secrets.token_hex(8)
         conn = Conn.with_limits(self.config, account=account, owner=False)
         conn.session = session
         self.local[conn_id] = Forwarded(conn, resource, owner_node)
         self.sessions.add(conn)
+        if registered is not None:
+            await registered(conn)
         channel = RedisCluster.in_channel(resource)
         base = {"node": self.cluster.node, "conn": conn_id}
         try:

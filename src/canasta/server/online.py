@@ -307,6 +307,8 @@ class Online:
         handle = self._grace_handles.pop(conn.account, None)
         if handle is not None:
             handle.cancel()
+        if self.abandoned:  # nothing to come back to: the seat stays as it was
+            return False
         self._watch_unattended()
         if self.online["auto"][seat] == "away":
             self._set_seat("auto", seat, None)
@@ -343,8 +345,9 @@ class Online:
             )
 
     async def _on_unattended(self) -> None:
-        self._unattended_handle = None
-        if not self._players_here():
+        if all(s.kind == "computer" for s in self.seats):
+            await self._abandon("left")
+        elif not self._players_here():
             await self._abandon("unattended")
 
     async def _abandon(self, reason: str) -> None:
@@ -360,10 +363,10 @@ class Online:
                     StatsDelta(stats_key(account, "online"), finished=True, won=False)
                 )
         self._update_online(abandoned=reason, deadline=None, decision=None)
+        await self._changed("abandon", reason=reason)  # (a failed save puts everything back)
         for handle in self._grace_handles.values():
             handle.cancel()
         self._grace_handles.clear()
-        await self._changed("abandon", reason=reason)
 
     def _start_grace(self, account: str) -> None:
         old = self._grace_handles.pop(account, None)
@@ -394,6 +397,10 @@ class Online:
         for account, handle in list(self._grace_handles.items()):
             if handle.when() <= now:
                 self.queue.put_nowait(_Grace(account))
+        if all(s.kind == "computer" for s in self.seats) and not self.abandoned and not self.game.is_over:
+            self.queue.put_nowait(_Unattended())  # the last player left while nothing could be saved
+        else:
+            self._watch_unattended()  # a count that ended (or failed) meanwhile starts again
 
     async def _on_grace(self, item: _Grace) -> None:
         self._grace_handles.pop(item.account, None)
@@ -450,7 +457,10 @@ class Online:
                 c.owner = False
         await self._changed("leave", seat=seat)
         if all(s.kind == "computer" for s in self.seats):  # the last player left
-            await self._abandon("left")
+            try:
+                await self._abandon("left")
+            except TableError:  # the leave is saved; the abandon is tried again (_resume_online)
+                pass
         else:
             self._watch_unattended()
 

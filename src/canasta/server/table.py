@@ -702,6 +702,8 @@ class Table(Seating, Handlers, Online):
                 self._left_online(item.conn)
                 self.broadcast_presence()
         elif isinstance(item, _Deadline | _Grace | _Unattended):
+            if isinstance(item, _Unattended):
+                self._unattended_handle = None  # fired: a new count may start
             # skipped while nothing can be saved: taken up again when storage is back
             if self.storage_ok and not self.defunct:
                 try:

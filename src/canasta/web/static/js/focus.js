@@ -42,7 +42,6 @@ export function tabbables(root) {
 
 const KEEP = 20;
 
-/** Append a sentence to the one persistent live region (older lines are trimmed). */
 /** Empty the announcer: a pass-and-play hand-off, so that the next player's screen reader
  * finds nothing of the previous player's hand in it. */
 export function clearAnnouncements() {
@@ -50,6 +49,7 @@ export function clearAnnouncements() {
   if (log) log.replaceChildren();
 }
 
+/** Append a sentence to the one persistent live region (older lines are trimmed). */
 export function announce(text) {
   if (!text) return;
   const log = document.getElementById("announcer");

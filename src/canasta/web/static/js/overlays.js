@@ -290,6 +290,12 @@ function onlineButtons(ctl, body, row, matchOver, on) {
   status.className = "muted online-wait";
   status.id = "online-wait";
   status.setAttribute("aria-live", "polite");
+  if (S.table.status === "abandoned") {  // nobody plays on: no next hand, no rematch
+    status.textContent = t("online.abandoned");
+    body.append(status);
+    row.append(button(t("online.back_to_lobby"), () => ctl.leaveTable(), "primary"));
+    return;
+  }
   if (matchOver) {
     winnerLine(body, m);
     const seated = on.auto.map((a, i) => a !== "left" && S.table.seats[i].kind === "human");
