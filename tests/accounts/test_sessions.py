@@ -10,10 +10,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 from starlette.testclient import WebSocketTestSession
 
-from tests.server.support import receive
+from tests.server.support import close_code, receive
 
 from .support import PASSWORD, Device, app_client, code, new_email
 
@@ -29,20 +28,6 @@ def _opener(c: Any, devices: contextlib.ExitStack) -> Callable[[], Device]:
     return new
 
 
-def _closed_with(ws: WebSocketTestSession, limit: int = 500) -> int:
-    """The code the server closed ``ws`` with (what it sent before is skipped)."""
-
-    async def get() -> Any:
-        with anyio.fail_after(10):
-            return await ws._send_rx.receive()
-
-    for _ in range(limit):
-        message = ws.portal.call(get)
-        if message["type"] == "websocket.close":
-            return int(message["code"])
-    raise AssertionError("the socket stayed open")
-
-
 def _state(ws: WebSocketTestSession) -> dict[str, Any]:
     for _ in range(500):
         msg = receive(ws)
@@ -51,14 +36,20 @@ def _state(ws: WebSocketTestSession) -> dict[str, Any]:
     raise AssertionError("no state")
 
 
+def _two_devices(dev: Callable[[], Device], email: str) -> tuple[Device, Device]:
+    """A new account registered on one device and logged in on another."""
+    first = dev()
+    first.register(email)
+    second = dev()
+    assert second.login(email).status_code == 200
+    return first, second
+
+
 def test_logging_out_everywhere_closes_the_other_devices_sockets(db_url: str) -> None:
     email = new_email()
     with app_client(db_url) as c, contextlib.ExitStack() as devices:
         dev = _opener(c, devices)
-        home = dev()
-        home.register(email)
-        phone = dev()
-        assert phone.login(email).status_code == 200
+        home, phone = _two_devices(dev, email)
         r = phone.post("/api/tables", {"mode": "computer", "players": 2})
         table = r.json()["table"]
         at_table = phone.socket(f"/ws/tables/{table}")
@@ -71,7 +62,7 @@ def test_logging_out_everywhere_closes_the_other_devices_sockets(db_url: str) ->
         assert receive(own)["type"] == "lobby"
         r = home.post("/api/account/password", {"current": PASSWORD, "password": "another secret"})
         assert r.status_code == 200 and r.json()["revoked"] == 1
-        assert _closed_with(at_table) == 4401 and _closed_with(lobby) == 4401
+        assert close_code(at_table) == 4401 and close_code(lobby) == 4401
         own.send_text('{"type": "sync", "request": 1}')
         assert receive(own)["request"] == 1  # still open, still the account's
 
@@ -87,21 +78,17 @@ def test_logging_out_everywhere_closes_the_other_devices_sockets(db_url: str) ->
         back = phone.socket(f"/ws/tables/{table}")
         assert _state(back)["table"]["seat"] is not None
         assert home.post("/api/account/logout-all").status_code == 200
-        assert _closed_with(back) == 4401 and _closed_with(own) == 4401
+        assert close_code(back) == 4401 and close_code(own) == 4401
 
 
 def test_a_logout_closes_only_that_browsers_sockets(db_url: str) -> None:
     email = new_email()
     with app_client(db_url) as c, contextlib.ExitStack() as devices:
-        dev = _opener(c, devices)
-        one = dev()
-        one.register(email)
-        two = dev()
-        assert two.login(email).status_code == 200
+        one, two = _two_devices(_opener(c, devices), email)
         mine, theirs = one.socket("/ws/lobby"), two.socket("/ws/lobby")
         assert receive(mine)["type"] == receive(theirs)["type"] == "lobby"
         assert one.post("/api/account/logout").status_code == 200
-        assert _closed_with(mine) == 4401
+        assert close_code(mine) == 4401
         theirs.send_text('{"type": "sync", "request": 7}')
         assert receive(theirs)["request"] == 7
 
@@ -120,7 +107,7 @@ def test_logging_in_replaces_the_guest_session_of_the_browsers_open_sockets(db_u
         assert receive(lobby)["type"] == "lobby"
         r = browser.login(email)
         assert r.status_code == 200 and r.json()["account"]["id"] != guest["id"]
-        assert _closed_with(lobby) == 4401
+        assert close_code(lobby) == 4401
         again = browser.socket("/ws/lobby")
         assert receive(again)["type"] == "lobby"
         again.send_text('{"type": "room_create", "preset": "two-player", "target": 5000}')

@@ -310,3 +310,17 @@ def play_to_the_end(
             acted = msg["version"]
             send(ws, type="action", version=acted, action=pick(view["legal"], rng))
     raise AssertionError("the awaited state never came")
+
+
+def close_code(ws: WebSocketTestSession, limit: int = 200) -> int | None:
+    """Read the socket until the server closes it; the close code."""
+
+    async def get() -> Any:
+        with anyio.fail_after(30):
+            return await ws._send_rx.receive()
+
+    for _ in range(limit):
+        message = ws.portal.call(get)
+        if message["type"] == "websocket.close":
+            return int(message["code"])
+    return None

@@ -9,9 +9,7 @@ import json
 import random
 from typing import Any
 
-import anyio
 import pytest
-from starlette.testclient import WebSocketTestSession
 
 from canasta.server.config import ServerConfig
 from canasta.server.conn import CLOSE_TRY_AGAIN, Conn
@@ -22,6 +20,7 @@ from canasta.server.table import Table
 from .support import (
     TEST_CONFIG,
     client,
+    close_code,
     create_table,
     my_turn,
     new_table,
@@ -33,20 +32,6 @@ from .support import (
     session_token,
     use_session,
 )
-
-
-def close_code(ws: WebSocketTestSession, limit: int = 200) -> int | None:
-    """Read the socket until the server closes it; the close code."""
-
-    async def get() -> Any:
-        with anyio.fail_after(30):
-            return await ws._send_rx.receive()
-
-    for _ in range(limit):
-        message = ws.portal.call(get)
-        if message["type"] == "websocket.close":
-            return int(message["code"])
-    return None
 
 
 def config(**changes: object) -> ServerConfig:
