@@ -4,6 +4,7 @@ server (aiosmtpd) that keeps what it receives, and an online match played to its
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
 import socket
 import time
@@ -155,13 +156,19 @@ def wait_for(pred: Callable[[], Any], timeout: float = 120.0, what: str = "condi
 
 
 def finish_quick_match(c: TestClient, players: list[Browser], preset: str = "two-player") -> str:
-    """A quick match of these browsers, played to its end by the computer after every
-    player leaves (a leaver's seat is played by a Normal computer): the table id."""
+    """A quick match of these browsers played to its end: every player but the last leaves
+    (a leaver's seat is played by a Normal computer), and the last plays its seat by script
+    (a match every player has left is abandoned, not played on): the table id."""
+    from tests.server.support import play_to_the_end
+
     table_id = quick_match(players, preset=preset, target=2500)
-    for b in players:
+    for i, b in enumerate(players):
         ws = b.socket(f"/ws/tables/{table_id}")
-        b.until(ws, lambda m: m["type"] == "state")
-        b.send(ws, type="leave")
+        state = b.until(ws, lambda m: m["type"] == "state")
+        if i < len(players) - 1:
+            b.send(ws, type="leave")
+        else:
+            play_to_the_end(ws, random.Random(table_id), held=state)
     tables = c.app.state.tables  # type: ignore[attr-defined]
 
     def over() -> bool:
