@@ -61,8 +61,7 @@ export const controller = {
     if (key === "speed" && S.table && S.table.mode === "computer") sendSpeed();
     redraw();
   },
-  /** The browser's session changed (a login, a logout): the open sockets reconnect with it
-   * (the server closes those of an ended session too). */
+  /** A login or logout: the sockets reconnect with the new session. */
   accountChanged() {
     if (S.sock) S.sock.reconnect();
     reconnectLobby();

@@ -42,8 +42,7 @@ export function tabbables(root) {
 
 const KEEP = 20;
 
-/** Empty the announcer: a pass-and-play hand-off, so that the next player's screen reader
- * finds nothing of the previous player's hand in it. */
+/** Empty the announcer (a pass-and-play hand-off). */
 export function clearAnnouncements() {
   const log = document.getElementById("announcer");
   if (log) log.replaceChildren();

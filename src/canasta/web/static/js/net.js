@@ -63,7 +63,7 @@ export class Socket {
     if (this.ws) this.ws.close();
   }
 
-  /** Open again at once, with the session cookie the browser holds now. */
+  /** Reopen at once, with the current session cookie. */
   reconnect() {
     if (this.closed || !this.ws) return;
     this.retry = 0;

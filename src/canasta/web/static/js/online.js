@@ -61,7 +61,6 @@ export function closeLobby() {
 }
 
 function send(msg) { if (L.sock) L.sock.send(msg); }
-/** The browser's session changed: the lobby socket reconnects as the account it holds now. */
 export function reconnectLobby() { if (L.sock) L.sock.reconnect(); }
 
 function joinPending() {
@@ -535,8 +534,7 @@ export function toggleMute(seat) {
   if (muted.has(key)) muted.delete(key); else { muted.add(key); bubbles.delete(seat); }
 }
 
-/** The match abandoned (for everyone at the table), or my own online state: the auto-play
- * banner; or null. */
+/** The abandoned-match banner, or my auto-play banner, or null. */
 export function autoBanner(send, leave) {
   if (!isOnline()) return null;
   if (S.table.status === "abandoned") {

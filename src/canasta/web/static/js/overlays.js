@@ -290,7 +290,7 @@ function onlineButtons(ctl, body, row, matchOver, on) {
   status.className = "muted online-wait";
   status.id = "online-wait";
   status.setAttribute("aria-live", "polite");
-  if (S.table.status === "abandoned") {  // nobody plays on: no next hand, no rematch
+  if (S.table.status === "abandoned") {
     status.textContent = t("online.abandoned");
     body.append(status);
     row.append(button(t("online.back_to_lobby"), () => ctl.leaveTable(), "primary"));

@@ -45,7 +45,6 @@ export function refusalText(err) {
   if (detailed) return detailed;
   const plain = filled(`errors.${err.code}`, params);
   if (plain) return plain;
-  // the online table's own refusals (auto-play, a spectator acting) are worded with the lobby's
   const online = filled(`online.errors.${err.code}`, params);
   if (online) return online;
   // A code we have no words for: English keeps the server's sentence, others a generic line.

@@ -136,7 +136,6 @@ function onError(msg) {
       S.validation = { legal: false, code: msg.code, message: msg.message, details: msg.details, count: msg.count, minimum: msg.minimum };
       redraw();
     } else if (msg.code === "rate_limited" && about !== "validate") {
-      // asked too often: said, so that the button does not seem dead (asking again works)
       toast(errorText(msg), "bad");
     }
     return;
@@ -220,7 +219,6 @@ function onState(patch) {
   const oldVersion = S.msg ? S.msg.version : -1;
   S.msg = msg;
   S.table = msg.table || {};
-  // a match played no more is no match to continue from the start screen
   if (["match_over", "abandoned"].includes(S.table.status) && S.table.id === S.tableId) rememberTable(null);
   noteTableClock(msg);
   const next = S.table.online && S.table.online.next;
@@ -288,7 +286,7 @@ function announceState(old, v, msg) {
     if (v.hand_number) lines.push(t("announce.new_hand", { n: v.hand_number }));
   } else if (msg.change == null || msg.change === "action") {
     const seen = (old.history || []).length;
-    // at a hand-off, a draw is told without its cards (only its player may know them)
+    // at a hand-off, a draw without its cards
     const handingOff = S.table && S.table.handoff != null;
     for (const entry of history.slice(seen)) lines.push(moveSentence(entry, !(handingOff && entry.cards && entry.cards.length)));
   }

@@ -145,7 +145,7 @@ export function remapIndexes(oldHand, newHand, idx) {
 }
 
 function legalOf(type) { return (S.view.legal || []).filter((a) => a.type === type); }
-/** Online: the computer plays my seat now (auto-play), or nobody plays the match any more. */
+/** Online: auto-play, or an abandoned match. */
 function computerActs() {
   const tb = S.table;
   if (!tb || tb.mode !== "online" || !tb.online) return false;
