@@ -325,6 +325,10 @@ class Online:
         self._start_grace(account)
         self._watch_unattended()
 
+    def _everyone_left(self) -> bool:
+        """Every seat is the computer's: each person left (or none ever sat)."""
+        return all(s.kind == "computer" for s in self.seats)
+
     def _players_here(self) -> bool:
         """Whether a player of this match (seated, not left) has a socket at the table."""
         return any(c.owner and self.seat_of(c.account) is not None for c in self.conns)
@@ -345,7 +349,7 @@ class Online:
             )
 
     async def _on_unattended(self) -> None:
-        if all(s.kind == "computer" for s in self.seats):
+        if self._everyone_left():
             await self._abandon("left")
         elif not self._players_here():
             await self._abandon("unattended")
@@ -397,7 +401,7 @@ class Online:
         for account, handle in list(self._grace_handles.items()):
             if handle.when() <= now:
                 self.queue.put_nowait(_Grace(account))
-        if all(s.kind == "computer" for s in self.seats) and not self.abandoned and not self.game.is_over:
+        if self._everyone_left() and not self.abandoned and not self.game.is_over:
             self.queue.put_nowait(_Unattended())  # the last player left while nothing could be saved
         else:
             self._watch_unattended()  # a count that ended (or failed) meanwhile starts again
@@ -456,7 +460,7 @@ class Online:
             if c.account == account:
                 c.owner = False
         await self._changed("leave", seat=seat)
-        if all(s.kind == "computer" for s in self.seats):  # the last player left
+        if self._everyone_left():  # the last player left
             try:
                 await self._abandon("left")
             except TableError:  # the leave is saved; the abandon is tried again (_resume_online)
