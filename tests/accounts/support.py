@@ -25,7 +25,8 @@ from tests.online.support import ONLINE_CONFIG, Browser, quick_match
 ACCOUNT_CONFIG = dataclasses.replace(
     ONLINE_CONFIG,
     auth_per_minute_per_address=10**6,
-    logins_per_hour_per_email=10**6,
+    login_failures_per_hour_per_email_and_address=10**6,
+    login_failures_per_hour_per_email=10**6,
     registrations_per_hour_per_address=10**6,
     recoveries_per_hour_per_address=10**6,
     recoveries_per_hour_per_email=10**6,

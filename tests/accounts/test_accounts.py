@@ -4,9 +4,12 @@ limits, and deletion of an account's personal data."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from sqlalchemy import select
+from starlette.testclient import TestClient
 
+from canasta.server import create_app
 from canasta.server.db import AccountRow, SessionRow, StatsDelta, TableRow
 from canasta.server.models_accounts import CredentialRow, MatchPlayerRow
 
@@ -92,8 +95,8 @@ def test_a_failed_login_never_says_whether_the_email_is_registered(db_url: str) 
 def test_login_registration_and_attempt_limits_have_their_own_codes(db_url: str) -> None:
     email = new_email()
     config = dataclasses.replace(
-        ACCOUNT_CONFIG, logins_per_hour_per_email=3, registrations_per_hour_per_address=2,
-        auth_per_minute_per_address=10**6,
+        ACCOUNT_CONFIG, login_failures_per_hour_per_email_and_address=3,
+        registrations_per_hour_per_address=2, auth_per_minute_per_address=10**6,
     )
     with app_client(db_url, config) as c:
         a = Device(c)
@@ -101,7 +104,7 @@ def test_login_registration_and_attempt_limits_have_their_own_codes(db_url: str)
         b = Device(c)
         codes = [code(b.login(email, "wrong password")) for _ in range(3)]
         assert codes == ["bad_credentials"] * 3
-        r = b.login(email)  # even the right password: this email's attempts are spent
+        r = b.login(email)  # even the right password: this email's attempts here are spent
         assert r.status_code == 429 and code(r) == "too_many_attempts"
         # the same limit for an email nobody registered: the limit reveals nothing either
         other = new_email()
@@ -116,6 +119,55 @@ def test_login_registration_and_attempt_limits_have_their_own_codes(db_url: str)
         results = [b.login(new_email(), "whatever1").status_code for _ in range(3)]
         assert results[:2] == [401, 401] and results[2] == 429
         assert code(b.login(new_email(), "whatever1")) == "too_many_attempts"
+
+
+class Addressed:
+    """The app as reached from ``host`` (the address the limits count), changeable between
+    requests: several clients on one test server."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.host = "192.0.2.1"
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope = {**scope, "client": (self.host, 50000)}
+        await self.app(scope, receive, send)
+
+
+def test_wrong_passwords_from_elsewhere_do_not_lock_the_owner_out(db_url: str) -> None:
+    """Only failed logins count against an email, and mostly per address: a stranger's wrong
+    guesses lock out their own address, and the email only past a much larger number from
+    everywhere together."""
+    config = dataclasses.replace(
+        ACCOUNT_CONFIG, auth_per_minute_per_address=10**6,
+        login_failures_per_hour_per_email_and_address=3, login_failures_per_hour_per_email=5,
+    )
+    front = Addressed(create_app(db_url, bot_delay_ms=0, config=config))
+    with TestClient(front) as c:
+        email = new_email()
+        owner = Device(c)
+        owner.register(email)
+        stranger = Device(c)
+        front.host = "198.51.100.7"
+        assert [code(stranger.login(email, "guess 1234")) for _ in range(4)] == (
+            ["bad_credentials"] * 3 + ["too_many_attempts"]
+        )
+        assert code(stranger.login(email)) == "too_many_attempts"  # spent here, right or not
+        front.host = "192.0.2.1"
+        for _ in range(4):  # successes never count
+            assert owner.login(email).status_code == 200
+        assert code(owner.login(email, "typo typo")) == "bad_credentials"  # the fourth failure
+        front.host = "203.0.113.9"
+        assert code(stranger.login(email, "guess 5678")) == "bad_credentials"  # the fifth
+        for host in ("203.0.113.9", "192.0.2.1", "192.0.2.200"):
+            front.host = host  # the email's ceiling, from every address alike
+            r = owner.login(email)
+            assert r.status_code == 429 and code(r) == "too_many_attempts"
+        # an email nobody registered is limited the same way: the limit tells nothing
+        ghost = new_email()
+        front.host = "198.51.100.8"
+        assert [code(stranger.login(ghost, "x" * 8)) for _ in range(4)][-1] == "too_many_attempts"
 
 
 def test_logout_ends_one_session_and_logout_everywhere_ends_them_all(db_url: str) -> None:

@@ -96,6 +96,11 @@ class Limiter:
             bucket = self._buckets[key] = TokenBucket(self.count / self.seconds, self.count)
         return bucket.take()
 
+    def spent(self, key: str) -> bool:
+        """Is ``key``'s allowance used up? (Spends nothing: :meth:`allow` spends.)"""
+        bucket = self._buckets.get(key)
+        return bucket is not None and bucket.empty()
+
 
 def normalise_email(value: Any) -> str:
     """An email as stored and compared: trimmed, lower case, plausibly shaped."""
@@ -570,7 +575,9 @@ def install(
 
     smtp = SmtpServer.from_url(config.smtp_url) if config.smtp_url else None
     per_address = Limiter(config.auth_per_minute_per_address, 60)
-    per_email = Limiter(config.logins_per_hour_per_email, 3600)
+    # failed logins only: per email from one address, and per email from every address
+    failed_here = Limiter(config.login_failures_per_hour_per_email_and_address, 3600)
+    failed_anywhere = Limiter(config.login_failures_per_hour_per_email, 3600)
     registrations = Limiter(config.registrations_per_hour_per_address, 3600)
     recover_address = Limiter(config.recoveries_per_hour_per_address, 3600)
     recover_email = Limiter(config.recoveries_per_hour_per_email, 3600)
@@ -770,9 +777,15 @@ def install(
         password = body.get("password")
         if not isinstance(password, str) or len(password) > PASSWORD_MAX:
             raise ApiError(400, "bad_password", "password is a string")
-        limit(per_email, email, "too_many_attempts", "attempts for this email")
+        # Only failures count against an email, and mostly those from the same address: a
+        # stranger guessing from elsewhere cannot lock the owner out with a few wrong tries.
+        here = f"{email} {address(request)}"
+        if failed_here.spent(here) or failed_anywhere.spent(email):
+            raise ApiError(429, "too_many_attempts", "too many attempts for this email: try again later")
         cred = await credentials_by_email(store, email)
         if not await verify_password(cred.password_hash if cred else None, password):
+            failed_here.allow(here)
+            failed_anywhere.allow(email)
             raise ApiError(401, "bad_credentials", "the email or the password is wrong")
         assert cred is not None
         if hasher.check_needs_rehash(cred.password_hash):

@@ -140,11 +140,12 @@ class ServerConfig:
     smtp_url: str | None = None
     smtp_from: str = "Canasta <no-reply@localhost>"
     public_url: str | None = None
-    #: login, registration and reset attempts per client address per minute; logins per email
-    #: per hour; registrations per address per hour; recovery emails per address and per email
-    #: per hour; reports per account per hour
+    #: login, registration and reset attempts per client address per minute; failed logins per
+    #: email per hour from one address and from every address; registrations per address per
+    #: hour; recovery emails per address and per email per hour; reports per account per hour
     auth_per_minute_per_address: int = 10
-    logins_per_hour_per_email: int = 10
+    login_failures_per_hour_per_email_and_address: int = 10
+    login_failures_per_hour_per_email: int = 100
     registrations_per_hour_per_address: int = 5
     recoveries_per_hour_per_address: int = 10
     recoveries_per_hour_per_email: int = 3
