@@ -20,9 +20,9 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'
 
-# axe-core for the accessibility browser test: from the npm registry, into the git-ignored .node/
-# (the test injects that local file; nothing is fetched while the tests run).
-if [ ! -f .node/node_modules/axe-core/axe.min.js ]; then
+# axe-core for the accessibility browser test and acorn for the compact scripts' test: from the
+# npm registry, into the git-ignored .node/ (nothing is fetched while the tests run).
+if [ ! -f .node/node_modules/axe-core/axe.min.js ] || [ ! -f .node/node_modules/acorn/package.json ]; then
   if ! command -v npm >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
       apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm
@@ -31,7 +31,7 @@ if [ ! -f .node/node_modules/axe-core/axe.min.js ]; then
       exit 1
     fi
   fi
-  npm install --prefix .node --no-audit --no-fund --silent axe-core@4
+  npm install --prefix .node --no-audit --no-fund --silent axe-core@4 acorn@8
 fi
 export CANASTA_REQUIRE_AXE=1
 
