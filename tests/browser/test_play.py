@@ -20,9 +20,15 @@ from .helpers import (
 pytestmark = pytest.mark.browser
 
 
-def test_play_a_complete_hand_against_the_computer_with_clicks(page, server):
+@pytest.mark.parametrize("mode", ["computer4", "computer3"])
+def test_play_a_complete_hand_against_the_computer_with_clicks(page, server, mode):
+    """Four players (a computer partner), and three (R14: everyone alone until a pile is taken)."""
     use_prefs(page)
-    start_match(page, server.url, mode="computer4", target="one_hand")
+    start_match(page, server.url, mode=mode, target="one_hand", difficulty="normal")
+    seats = page.evaluate("fetch('/api/tables/' + localStorage.getItem('canasta.table')).then(r => r.json())")
+    players = 3 if mode == "computer3" else 4
+    assert [s["kind"] for s in seats["seats"]] == ["human"] + ["computer"] * (players - 1)
+    assert seats["settings"]["players"] == players
     deadline = time.monotonic() + 240
     turns = 0
     while time.monotonic() < deadline:
@@ -35,6 +41,9 @@ def test_play_a_complete_hand_against_the_computer_with_clicks(page, server):
     assert turns > 0
     page.wait_for_selector("#overlay .breakdown")
     text = page.inner_text("#overlay")
+    totals = page.eval_on_selector_all("#overlay .totals p span", "els => els.map(e => e.textContent)")
+    # every player keeps a total of their own in the three-player game, partnered or not
+    assert totals == (["You", "Left opponent", "Right opponent"] if mode == "computer3" else ["Our side", "Their side"])
     for label in ("Melded cards", "Natural canastas", "Mixed canastas", "Red threes", "Cards left in hand", "Hand total"):
         assert label in text
     # the final table can be looked at, then the scores come back

@@ -12,6 +12,7 @@ export const MODES = {
   computer4: { mode: "computer", players: 4, presets: ["classic", "bicycle"] },
   computer2: { mode: "computer", players: 2, presets: ["two-player", "two-player-quick"] },
   computer2q: { mode: "computer", players: 2, presets: ["two-player-quick", "two-player"] },
+  computer3: { mode: "computer", players: 3, presets: ["three-player"] },
   local2: { mode: "local", players: 2, presets: ["two-player", "two-player-quick"] },
   local3: { mode: "local", players: 3, presets: ["three-player"] },
   local4: { mode: "local", players: 4, presets: ["classic", "bicycle"] },
