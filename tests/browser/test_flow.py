@@ -266,6 +266,33 @@ def test_first_load_fetches_one_language_and_stays_under_100_kb(browser, server,
     assert total < 100_000, f"{total} bytes transferred"
 
 
+def test_start_up_asks_for_words_session_and_presets_at_once(browser, server):
+    """Each of them is a round trip: on a phone's network, asked one after another, they were
+    most of the wait for the start screen. Here every answer is 300 ms late."""
+    context = browser.new_context()
+    page = context.new_page()
+    use_prefs(page, lang="ja")
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions",
+             {"offline": False, "latency": 300, "downloadThroughput": -1, "uploadThroughput": -1})
+    events: list[tuple[str, str]] = []
+    names = {"/static/i18n/ja.json": "words", "/api/session": "session", "/api/presets": "presets"}
+
+    def note(kind: str, url: str) -> None:
+        path = url.split("//", 1)[1].split("/", 1)[1]
+        if "/" + path in names:
+            events.append((kind, names["/" + path]))
+
+    page.on("request", lambda r: note("start", r.url))
+    page.on("requestfinished", lambda r: note("done", r.url))
+    page.goto(server.url)
+    page.wait_for_selector("#btn-start")
+    context.close()
+    first_done = next(i for i, (kind, _) in enumerate(events) if kind == "done")
+    assert sorted(name for kind, name in events[:first_done]) == ["presets", "session", "words"], events
+
+
 def test_switching_language_fetches_the_other_on_demand(page, server):
     use_prefs(page, lang="en")
     fetched: list[str] = []

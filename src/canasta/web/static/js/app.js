@@ -169,11 +169,13 @@ async function startSession() {
 }
 
 async function main() {
-  await setLanguage(S.prefs.lang);
+  // The words, the session and the presets are asked for at once (each is a round trip: on a
+  // phone's network they were most of the wait); the account needs the session's cookie.
+  const presets = api("GET", "/api/presets").catch(() => null);
+  await Promise.all([setLanguage(S.prefs.lang), startSession()]);
   setSound(S.prefs.sound);
-  await startSession();
   await initAccount(controller);  // account panel, cosmetics on <body>, #reset= links
-  try { S.presets = await api("GET", "/api/presets"); } catch { S.presets = null; }
+  S.presets = await presets;
   setCardFacts(S.presets && S.presets.cards);
   document.addEventListener("keydown", onKey);
   bindScreen(controller);
