@@ -211,7 +211,11 @@ def _client_process(
             ),
         )
 
-    asyncio.run(main())
+    try:  # as the server does (uvicorn picks uvloop when it is installed): less CPU per message
+        from uvloop import run
+    except ImportError:  # pragma: no cover - uvloop comes with uvicorn[standard]
+        run = asyncio.run
+    run(main())
     return out
 
 
