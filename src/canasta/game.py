@@ -131,6 +131,12 @@ class Game:
                 self.winners = leaders
                 self.is_over = True
 
+    def won(self, team: int) -> bool:
+        """Did ``team`` win the finished match: alone, or sharing the win with some but not all
+        of the others (R13.3, R14: three players, two of them level at the top)? A tie of every
+        team is a draw, not a win."""
+        return self.is_over and team in self.winners and len(self.winners) < len(self.scores)
+
     @property
     def hand_number(self) -> int:
         return self.state.hand_number

@@ -16,6 +16,7 @@ from .helpers import (
     wait_my_turn,
     wait_version_change,
 )
+from .positions import asked_to_go_out, open_position
 
 pytestmark = pytest.mark.browser
 
@@ -190,3 +191,20 @@ def test_suggested_plans_commit_as_one_action(page, server):
         play_simple_turn(page)
     if committed == 0:
         pytest.skip("no suggestion came up in this deal")
+
+
+@pytest.mark.parametrize("answer", [True, False])
+def test_after_the_partners_answer_the_status_says_what_is_left(page, quick_server, answer):
+    """R11: after a yes the player must go out now, and no plain discard is offered; after a no
+    they may not go out this turn. The status line says which."""
+    use_prefs(page)
+    seed, actions = asked_to_go_out(answer)
+    open_position(page, quick_server.url, seed, actions, rules={"ask_partner": True})
+    status = page.inner_text("#status")
+    if answer:
+        assert status.startswith("Your partner said yes: go out now.")
+    else:
+        assert status.startswith("Your partner said no:") and "may not go out" in status
+    page.locator("#hand .card").first.click()  # one card selected: a discard, if one is legal
+    page.wait_for_selector("#hand .card.selected")
+    assert page.is_enabled("#btn-discard") is (not answer)

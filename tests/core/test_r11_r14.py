@@ -328,6 +328,7 @@ def test_r13_one_hand_target_a_tie_is_a_shared_win_whatever_tie_says(tie):
     assert g.state.result.reason == "declined"
     assert g.state.result.team_deltas[0] == g.state.result.team_deltas[1] == 10
     assert g.is_over and g.winners == [0, 1]
+    assert not g.won(0) and not g.won(1)  # every side level: a draw, nobody's win
 
 
 def test_r13_one_hand_target_single_hand_decides():
@@ -476,6 +477,18 @@ def test_r14_three_player_tie_at_the_top(tie, over):
     g.apply(action_from_text("discard 5C"))
     assert g.scores[:2] == [5000, 5000]
     assert g.is_over is over and g.winners == ([0, 1] if over else [])
+    # two of the three share the win (R14): each of them won, the third lost
+    assert [g.won(t) for t in range(3)] == ([True, True, False] if over else [False] * 3)
+
+
+def test_r14_partners_share_a_one_hand_win():
+    kw = dict(hands=["5C", "KD 6D", "7H 7S"], sides=[0, 1, 1], merged=True, turn=0, phase="play",
+              melds=[{"A": "AC AD AH AS AC AD AH"}, {"K": "KC KD 2C 2H KH KS JK 2D", "9": "9H 9S 9C"}, {}],
+              melded=[True, True, True])
+    g = _game_from(three(**kw), [0, 0, 0], target="one_hand")
+    g.apply(action_from_text("discard 5C"))  # the lone player goes out, and still loses
+    assert g.is_over and g.winners == [1, 2] and g.scores == [740, 1255, 1255]
+    assert [g.won(t) for t in range(3)] == [False, True, True]
 
 
 def test_r14_three_player_one_hand_highest_wins():

@@ -111,7 +111,7 @@ class Ratings:
                         account_id=account,
                         kind=kind,
                         rated=rate,
-                        won=winners == [team],
+                        won=g.won(team),
                         score=scores[team],
                         against=sum(scores) - scores[team],
                         rating=None,

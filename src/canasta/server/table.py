@@ -922,7 +922,7 @@ class Table(Seating, Handlers, Online):
                 delta.best_hand = score if delta.best_hand is None else max(delta.best_hand, score)
             if ends:
                 delta.finished = True
-                delta.won = list(g.winners) == [team]
+                delta.won = g.won(team)
             deltas.append(delta)
         return deltas
 

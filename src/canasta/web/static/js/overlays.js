@@ -278,7 +278,10 @@ function winnerLine(body, m) {
   const win = document.createElement("p");
   win.className = "winner-line";
   const winners = m.winners || [];
-  win.textContent = winners.length > 1 ? t("result.draw") : winners.length ? t("result.winner", { name: teamName(winners[0]) }) : "";
+  // every side level at the top: a draw; some of them (three players, R14): a shared win
+  const all = winners.length === new Set(S.view.teams).size;
+  win.textContent = !winners.length ? "" : winners.length > 1 && all ? t("result.draw")
+    : t(winners.length > 1 ? "result.winners" : "result.winner", { name: winners.map(teamName).join(" & ") });
   body.insertBefore(win, body.firstChild);
 }
 

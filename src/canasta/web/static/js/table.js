@@ -458,6 +458,8 @@ function statusLine(me) {
   else if (v.turn === me && v.hand != null) {
     if (v.phase === "draw") text = t("status.your_draw");
     else if (v.phase === "ask") text = t("status.answer");
+    else if (v.turn_state && v.turn_state.asker === me && v.turn_state.ask === "yes") text = t("status.go_out_now");
+    else if (v.turn_state && v.turn_state.asker === me && v.turn_state.ask === "no") text = t("status.no_going_out");
     else text = t("status.your_play");
   } else text = t("status.waiting", { name: seatName(v.turn) });
   el.textContent = text;
@@ -714,7 +716,8 @@ function buttonRow(actions) {
     row.append(why);
   }
   const goesOut = goOutDiscardIdx() != null;
-  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1 && !(goesOut && refused)));
+  // after a partner's yes no plain discard is legal: only going out (R11)
+  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1 && (goesOut ? !refused : canAct("discard"))));
   row.append(btn("btn-cancel", t("actions.cancel"), "Esc", actions.cancel, sel > 0 || S.plan.length > 0));
   for (const a of v.legal || []) {
     if (!mine) break;
