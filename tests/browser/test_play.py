@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from .conftest import use_prefs
+from .conftest import page_api, use_prefs
 from .helpers import (
     hand_cards,
     play_simple_turn,
@@ -208,3 +208,40 @@ def test_after_the_partners_answer_the_status_says_what_is_left(page, quick_serv
     page.locator("#hand .card").first.click()  # one card selected: a discard, if one is legal
     page.wait_for_selector("#hand .card.selected")
     assert page.is_enabled("#btn-discard") is (not answer)
+
+
+def test_three_players_the_first_take_makes_partners_and_the_page_says_so(page, server):
+    """R14: whoever first takes the pile plays on alone; the page names the other computer
+    player my partner from then on, and says so once (toast and screen reader)."""
+    use_prefs(page)
+    page.goto(server.url)
+    page.wait_for_selector("#btn-start")
+    table = page_api(page, "POST", "/api/tables", {"mode": "computer", "preset": "three-player", "seed": 1,
+                                                   "difficulty": "beginner", "rules": {"target": "one_hand"}})["table"]
+    page.goto(server.url + f"#table={table}")
+    page.wait_for_selector("#table[data-phase]")
+    deadline = time.monotonic() + 60
+    while "plays on alone" not in page.inner_text("#announcer"):  # (seed 1: before my first turn)
+        assert time.monotonic() < deadline and wait_my_turn(page) != "over", "nobody took the pile"
+        play_simple_turn(page)
+    said = [line for line in page.inner_text("#announcer").splitlines() if "plays on alone" in line]
+    assert len(said) == 1 and said[0].endswith("the other two are partners now.")
+    alone = said[0].split(" took the pile first")[0]
+    header = page.inner_text("#scorebar")
+    partner = "Right partner" if alone == "Left opponent" else "Left partner"
+    assert alone in header and partner in header and "opponent" in alone, header
+
+
+def test_a_one_card_pile_is_one_card_not_one_cards(page, server):
+    use_prefs(page)
+    page.goto(server.url)
+    page.wait_for_selector("#btn-start")
+    said = page.evaluate("""async () => {
+      const i18n = await import('/static/js/i18n.js');
+      const reasons = await import('/static/js/reasons.js');
+      return [i18n.t('moves.take_cards', { name: 'You', n: 1 }), i18n.t('log.take', { n: 2 }),
+              reasons.reasonText({ code: 'take_pair', size: 1, rank: '7' }, null),
+              reasons.reasonText({ code: 'take_pair', size: 5, rank: '7' }, null)];
+    }""")
+    assert said == ["You took the pile (1 card).", "took the pile (2 cards)",
+                    "Take the pile: 1 card, with your pair of 7s.", "Take the pile: 5 cards, with your pair of 7s."]

@@ -67,7 +67,8 @@ export function raw(key) {
 
 /** A translated string with {name} placeholders filled in. */
 export function t(key, params = {}) {
-  let s = params.n === 1 && typeof lookup(current, `${key}_one`) === "string" ? lookup(current, `${key}_one`) : raw(key);
+  const one = params.one !== undefined ? params.one : params.n === 1;  // the singular, if there is one
+  let s = one && typeof lookup(current, `${key}_one`) === "string" ? lookup(current, `${key}_one`) : raw(key);
   if (typeof s !== "string") s = key;
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }

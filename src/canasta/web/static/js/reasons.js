@@ -58,6 +58,7 @@ export function reasonText(reason, action) {
   const params = words(reason);
   params.cards = meldCards(action);
   params.n = reason.opponents != null ? reason.opponents : reason.naturals;
+  if (reason.size != null) params.one = reason.size === 1;  // a pile of one card
   if (reason.code === "draw_cannot_take") {
     const why = filled(`reasons.draw_why.${reason.why}`, params);
     if (why) return why;

@@ -1,6 +1,6 @@
 // Ways into the replay page from elsewhere (the stats dialog, the end-of-hand dialogs, the
 // address), and the page itself loaded only when first opened: the first load stays small.
-import { t } from "./i18n.js";
+import { t, language } from "./i18n.js";
 import { api } from "./net.js";
 import { h } from "./dom.js";
 
@@ -41,7 +41,7 @@ export function recentMatches(ctl) {
     if (!matches.length) list.append(h("li", "muted", t("replay.none")));
     for (const m of matches.slice(0, 10)) {
       const li = h("li");
-      const parts = [m.preset ? t(`presets.${m.preset}`) : "", (m.scores || []).join(" – "), new Date(m.finished_at).toLocaleDateString()];
+      const parts = [m.preset ? t(`presets.${m.preset}`) : "", (m.scores || []).join(" – "), new Date(m.finished_at).toLocaleDateString(language())];
       const b = h("button", "btn small ghost", `${t("replay.watch")} · ${parts.filter(Boolean).join(" · ")}`);
       b.type = "button";
       b.dataset.replay = m.replay;

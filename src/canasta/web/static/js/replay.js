@@ -4,7 +4,7 @@
 import { S } from "./store.js";
 import { t } from "./i18n.js";
 import { api } from "./net.js";
-import { cardEl, backEl, cardName } from "./cards.js";
+import { cardEl, backEl, cardName, cardShort, rankLabel } from "./cards.js";
 import { meldChip } from "./table.js";
 import { h } from "./dom.js";
 
@@ -144,7 +144,7 @@ function sentence(step) {
     case "answer": text = a.yes ? t("moves.yes", { name }) : t("moves.no", { name }); break;
     default: text = step.text || "";
   }
-  if (a.groups && a.groups.length) text += " " + a.groups.map((g) => `${g.rank}: ${g.cards.length ? g.cards.join(" ") : t("moves.top_card")}`).join(" · ");
+  if (a.groups && a.groups.length) text += " " + a.groups.map((g) => `${rankLabel(g.rank)}: ${g.cards.length ? g.cards.map(cardShort).join(" ") : t("moves.top_card")}`).join(" · ");
   if (e.red_threes && e.red_threes.length) text += " " + t("moves.red_threes", { name, cards: e.red_threes.map(cardName).join(t("cards.list_sep")) });
   return text;
 }

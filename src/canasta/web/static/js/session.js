@@ -289,11 +289,19 @@ function announceState(old, v, msg) {
     // at a hand-off, a draw without its cards
     const handingOff = S.table && S.table.handoff != null;
     for (const entry of history.slice(seen)) lines.push(moveSentence(entry, !(handingOff && entry.cards && entry.cards.length)));
+    // three players (R14): the first take makes the other two partners
+    const alone = new Set(v.sides).size < new Set(old.sides).size ? v.sides.findIndex((x) => v.sides.indexOf(x) === v.sides.lastIndexOf(x)) : -1;
+    if (alone >= 0) { lines.push(t("announce.partners", { name: seatName(alone) })); toast(lines[lines.length - 1]); }
+  } else if (msg.change === "undo" && v.turn === mySeat()) {
+    lines.push(t("announce.undone"));
+    toast(t("announce.undone"));
   }
   if (S.table && S.table.handoff != null && !S.lastHandoff) clearAnnouncements();
   if (S.table && S.table.handoff != null) {
     if (!old || !S.lastHandoff) lines.push(t("handoff.pass_to", { name: seatName(S.table.handoff) }));
   } else if (v.phase === "over") {
+    const out = v.result && v.result.went_out;
+    if ((!old || old.phase !== "over") && out != null) lines.push(t("result.went_out", { name: seatName(out) }));
     if (!old || old.phase !== "over") lines.push(t("status.hand_over"));
   } else if (v.hand != null && v.turn === mySeat() && (!old || old.turn !== v.turn || old.phase === "over" || old.seat !== v.seat || old.hand_number !== v.hand_number)) {
     lines.push(v.phase === "ask" ? t("status.answer") : t("announce.your_turn"));

@@ -39,6 +39,8 @@ export function seatName(seat) {
   if (n === 2) return t("seat.computer");
   if (n === 4 && seat === 2) return t("seat.partner");
   if (n === 4) return seat === 1 ? t("seat.left") : t("seat.right");
+  // three players (R14): the one who did not take the pile first is my partner for the hand
+  if (v && v.sides[seat] === v.sides[me]) return seat === 1 ? t("seat.partner_left") : t("seat.partner_right");
   return seat === 1 ? t("seat.left") : t("seat.right");
 }
 
