@@ -195,3 +195,39 @@ def test_played_melds_and_hand_plan_move_within_the_table_on_a_phone(browser, qu
     assert header["y"] + header["height"] - 2 <= board["y"] <= PHONE["height"] / 3, board
     assert page.evaluate("!!document.activeElement.closest('#board')")
     context.close()
+
+
+def test_staging_a_meld_on_a_phone_keeps_meld_above_the_bottom_bar(browser, quick_server):
+    """A staged plan makes the table taller; the page scrolls so Meld stays in sight, clear of
+    the bar fixed at the foot of a phone's screen (here only the hand's first row showed)."""
+    from canasta import Game, Settings
+    from canasta.actions import action_from_json
+
+    seed, actions = many_melds()
+    game = Game(Settings.preset("classic", target="one_hand"), seed=seed)
+    for a in [*actions, {"type": "draw"}]:
+        game.apply(action_from_json(a))
+    meld = next((a for a in game.state.view(0).to_json()["legal"]
+                 if a["type"] == "meld" and "discard" not in a and len(a["groups"]) == 1), None)
+    if meld is None:
+        pytest.skip("no meld in this position")
+    group = meld["groups"][0]
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    use_prefs(page)
+    open_position(page, quick_server.url, seed, actions)
+    page.click("#stock")
+    page.wait_for_selector("#table[data-phase=play][data-my-turn=yes]")
+    for card in group["cards"]:
+        page.locator(f"#hand .card[data-card='{card}']:not(.selected):not(.planned)").first.click()
+    # scrolled so that the hand's first row sits just above the bar: the buttons are out of sight
+    page.evaluate("""() => { const hand = document.querySelector('#hand').getBoundingClientRect();
+      const card = document.querySelector('#hand .card').getBoundingClientRect();
+      window.scrollBy(0, hand.top - (innerHeight - 64 - card.height)); }""")
+    page.locator(f".rank-chip[data-rank='{group['rank']}']").first.click()
+    page.wait_for_selector("#hand .card.planned")
+    page.wait_for_timeout(300)  # (the scroll)
+    box, bar = _box(page, "#btn-meld"), _box(page, ".table-nav")
+    assert page.is_enabled("#btn-meld")
+    assert box["y"] + box["height"] <= bar["y"] and box["y"] >= 0, (box, bar)
+    context.close()

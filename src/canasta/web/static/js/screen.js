@@ -96,7 +96,11 @@ export function redraw() {
   if (pendingFocus && (pendingFocus.after === "now" || (S.msg && S.msg.version > pendingFocus.after))) {
     const want = pendingFocus.want;
     pendingFocus = null;
-    if (S.screen === "table" && focusFirst(handTarget(want))) return;
+    if (S.screen === "table" && focusFirst(handTarget(want))) {
+      // a staged plan makes the table taller: keep Meld in sight, clear of a phone's bottom bar
+      if (want === "next") { const row = document.querySelector("#table .buttons"); if (row) row.scrollIntoView({ block: "nearest" }); }
+      return;
+    }
   }
   if (back && focusFirst(back)) return;
   if (back !== null && S.screen === "table" && focusFirst(handTarget("hand"))) return;
