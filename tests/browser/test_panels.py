@@ -147,3 +147,22 @@ def test_the_rules_page_stays_while_the_computers_move(page, server):
     page.click("#rules .btn.ghost")  # back to the table, which shows the moves made meanwhile
     page.wait_for_selector("#table:not([hidden])")
     wait_my_turn(page)
+
+
+def test_individual_rule_settings_lay_out_in_columns_wide_enough_for_their_words(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    use_prefs(page, mode="computer4")
+    page.goto(server.url)
+    page.wait_for_selector("#btn-start")
+    page.click(".rules-details summary")
+    boxes = page.eval_on_selector_all(".rules-details .field", "els => els.map(e => e.getBoundingClientRect().toJSON())")
+    assert len({round(b["x"]) for b in boxes}) >= 2  # side by side on a desktop, not one narrow column
+    # the longest choice shows whole (its select is as wide as its words)
+    fits = page.evaluate("""() => { const s = document.querySelector('#rule-wild_limit');
+      const probe = document.createElement('span'); probe.style.font = getComputedStyle(s).font;
+      probe.textContent = [...s.options].map(o => o.textContent).sort((a, b) => b.length - a.length)[0];
+      document.body.append(probe); const w = probe.getBoundingClientRect().width; probe.remove();
+      return w + 40 <= s.getBoundingClientRect().width; }""")
+    assert fits
+    context.close()

@@ -104,12 +104,15 @@ function matchSettings(ctl, { inPanel = false } = {}) {
   det.className = "rules-details";
   if (inPanel) det.open = true;
   det.append(h("summary", null, t("settings.rules_title")));
+  // the fields' grid is a box of its own: a <details> does not lay its children out as a grid
+  const grid = h("div", "rules-grid");
+  det.append(grid);
   for (const field of presetFields(S.prefs.preset)) {
     const key = field.name;
     const value = ruleValue(key);
     const label = t(`rules_fields.${key}`);
-    if (field.kind === "flag") det.append(checkbox(id(`rule-${key}`), value, (v) => { setRule(key, v); }, label));
-    else if (field.kind === "choice") det.append(select(id(`rule-${key}`), field.values.map((x) => [x, t(`rules_values.${key}.${x}`)]), value, (v) => { setRule(key, v); }, label));
+    if (field.kind === "flag") grid.append(checkbox(id(`rule-${key}`), value, (v) => { setRule(key, v); }, label));
+    else if (field.kind === "choice") grid.append(select(id(`rule-${key}`), field.values.map((x) => [x, t(`rules_values.${key}.${x}`)]), value, (v) => { setRule(key, v); }, label));
     else {
       const wrap = h("label", "field");
       wrap.append(h("span", "field-label", label));
@@ -121,7 +124,7 @@ function matchSettings(ctl, { inPanel = false } = {}) {
       inp.value = value == null ? "" : value;
       inp.addEventListener("change", () => { const n = parseInt(inp.value, 10); if (n >= field.min && n <= field.max) setRule(key, n); });
       wrap.append(inp);
-      det.append(wrap);
+      grid.append(wrap);
     }
   }
   const reset = button(t("settings.reset_rules"), () => { S.prefs.rules = {}; savePrefs(); rerender(); }, "ghost small");
