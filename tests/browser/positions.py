@@ -92,9 +92,9 @@ DRIVE = """async ([id, actions]) => {
 }"""
 
 
-def asked_to_go_out(answer: bool) -> tuple[int, list[dict[str, Any]]]:
-    """A seed and actions (classic, "May I go out?" on, R11) after which seat 0 has asked its
-    partner and the partner has answered ``answer``: seat 0 is to play on."""
+def asked_to_go_out(answer: bool | None, asker: int = 0) -> tuple[int, list[dict[str, Any]]]:
+    """A seed and actions (classic, "May I go out?" on, R11) after which seat ``asker`` has
+    asked its partner and the partner has answered ``answer`` (None: not yet)."""
     for seed in range(300):
         game = Game(Settings.preset("classic", target="one_hand", ask_partner=True), seed=seed)
         rng = random.Random(seed)
@@ -103,8 +103,10 @@ def asked_to_go_out(answer: bool) -> tuple[int, list[dict[str, Any]]]:
             st = game.state
             legal = list(st.legal_actions())
             ask = next((a for a in legal if a.kind == "ask"), None)
-            if ask is not None and st.turn == 0:
+            if ask is not None and st.turn == asker:
                 game.apply(ask)
+                if answer is None:
+                    return seed, [*out, action_to_json(ask)]
                 reply = next(a for a in game.state.legal_actions() if a.yes is answer)  # type: ignore[union-attr]
                 game.apply(reply)
                 return seed, [*out, action_to_json(ask), action_to_json(reply)]

@@ -245,3 +245,14 @@ def test_a_one_card_pile_is_one_card_not_one_cards(page, server):
     }""")
     assert said == ["You took the pile (1 card).", "took the pile (2 cards)",
                     "Take the pile: 1 card, with your pair of 7s.", "Take the pile: 5 cards, with your pair of 7s."]
+
+
+def test_a_suggested_answer_to_may_i_go_out_stands_out(page, quick_server):
+    use_prefs(page)
+    seed, actions = asked_to_go_out(None, asker=2)
+    open_position(page, quick_server.url, seed, actions, rules={"ask_partner": True})
+    assert page.get_attribute("#table", "data-phase") == "ask"
+    assert "primary" not in (page.get_attribute("#btn-yes", "class") or "")
+    page.click("#btn-suggest")
+    page.wait_for_selector("#btn-yes.primary, #btn-no.primary")
+    assert page.locator("#btn-yes.primary, #btn-no.primary").count() == 1

@@ -38,6 +38,7 @@ export function clearPlan() {
 export function showSuggestion(msg) {
   const a = msg.action;
   S.suggested = false;
+  S.suggestedAnswer = a && a.type === "answer" ? !!a.yes : null;  // the answer's button stands out
   if (!a) {
     S.notice = t("suggest.none");
     redraw();

@@ -234,7 +234,7 @@ function onState(patch) {
   keepPlan(old, v);
   S.view = v;
   if (v.phase !== "over") S.peek = false;
-  if (v.phase !== (old && old.phase) || v.turn !== (old && old.turn)) { S.notice = ""; S.suggested = false; S.confirmTake = false; }
+  if (v.phase !== (old && old.phase) || v.turn !== (old && old.turn)) { S.notice = ""; S.suggested = false; S.suggestedAnswer = null; S.confirmTake = false; }
   if (old && old.hand_number !== v.hand_number) play("deal");
   else if (!old) play("deal");
   S.validation = null;

@@ -724,7 +724,7 @@ function buttonRow(actions) {
   for (const a of v.legal || []) {
     if (!mine) break;
     if (a.type === "ask") row.append(btn("btn-ask", t("actions.ask"), null, () => actions.send(a), true));
-    if (a.type === "answer") row.append(btn(a.yes ? "btn-yes" : "btn-no", a.yes ? t("actions.yes") : t("actions.no"), null, () => actions.send(a), true));
+    if (a.type === "answer") row.append(btn(a.yes ? "btn-yes" : "btn-no", a.yes ? t("actions.yes") : t("actions.no"), null, () => actions.send(a), true, S.suggestedAnswer === a.yes ? "primary" : ""));
     if (a.type === "decline") row.append(btn("btn-decline", t("actions.decline"), null, () => actions.send(a), true));
   }
   if (isOnline()) {
