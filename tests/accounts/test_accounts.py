@@ -164,6 +164,16 @@ def test_wrong_passwords_from_elsewhere_do_not_lock_the_owner_out(db_url: str) -
             front.host = host  # the email's ceiling, from every address alike
             r = owner.login(email)
             assert r.status_code == 429 and code(r) == "too_many_attempts"
+        # attempts sent at once are counted before their passwords are checked: a fresh
+        # address sending more than its allowance together gets only that many tries
+        email2 = new_email()
+        Device(c).register(email2)
+        front.host = "198.51.100.20"
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(lambda _: code(stranger.login(email2, "guess 9999")), range(8)))
+        assert sorted(codes) == ["bad_credentials"] * 3 + ["too_many_attempts"] * 5, codes
         # an email nobody registered is limited the same way: the limit tells nothing
         ghost = new_email()
         front.host = "198.51.100.8"

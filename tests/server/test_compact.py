@@ -31,7 +31,9 @@ for (const f of process.argv.slice(2)) {
   let end = 0;
   for (const t of acorn.tokenizer(text, { ecmaVersion: "latest", sourceType: "module" })) {
     // the token, and whether a line break comes before it (automatic semicolons depend on it)
-    toks.push([t.type.label, t.value === undefined ? null : String(t.value), toks.length > 0 && /[\\n\\r\\u2028\\u2029]/.test(text.slice(end, t.start))]);
+    // (a regular expression's value is an object: compared by its pattern and flags)
+    const value = t.value === undefined ? null : t.type.label === "regexp" ? `/${t.value.pattern}/${t.value.flags}` : String(t.value);
+    toks.push([t.type.label, value, toks.length > 0 && /[\\n\\r\\u2028\\u2029]/.test(text.slice(end, t.start))]);
     end = t.end;
   }
   out[f] = toks;
@@ -75,9 +77,33 @@ def test_a_line_break_stays_where_a_semicolon_may_be_inserted() -> None:
     assert strip_js("i /* a\nb */ ++j") == "i\n++j"
 
 
+@pytest.mark.parametrize(
+    "src",
+    [
+        'if (ok) /\\/\\//.test(s) && f("//x")',  # a regular expression after a statement's ")"
+        'if (ok) /a  b/.test(s)',
+        'x = zoom.in / 2 + "a/b" + "  // c"',  # a property named like a keyword divides
+        'x = o.return / 2 + "  // c"',
+        'x = i++ / 2 + "  // c"',  # after a postfix ++ a / divides
+        'x = 1./2 + "  // c"',  # a number ending in its point
+        "export default /a  b/",
+        'const n = 0x1F / 2 + "  /* c */"',
+    ],
+)
+def test_regular_expressions_and_divisions_are_told_apart(src: str) -> None:
+    assert strip_js(src) == src
+
+
+def test_every_line_terminator_ends_a_comment_and_counts_as_a_break() -> None:
+    assert strip_js("let a = 1 // c\u2028let b = 2") == "let a = 1\nlet b = 2"
+    assert strip_js("let a = b /* x\u2028 */ (c)") == "let a = b\n(c)"
+    assert strip_js("return\u3000/a  b/") == "return /a  b/"
+
+
 def test_style_sheets_lose_comments_not_strings() -> None:
     css = '/* theme */\n.a  .b  {\n  content: "/* kept */";  /* gone */ color: red;\n}\n'
     assert strip_css(css) == '.a .b {\ncontent: "/* kept */"; color: red;\n}'
+    assert strip_css(".a/* x */.b { margin: 1px/**/2px }") == ".a/**/.b { margin: 1px/**/2px }"
 
 
 def test_every_client_script_reads_the_same_to_an_independent_tokenizer(tmp_path: Path) -> None:

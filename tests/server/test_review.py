@@ -170,3 +170,9 @@ def test_ipv6_clients_are_counted_by_their_64() -> None:
     assert a == b == "2001:db8:1:2::/64"
     assert client_address({"client": ("2001:db8:1:3::1", 5)}) != a
     assert client_address({"client": ("192.0.2.7", 5)}) == "192.0.2.7"
+
+
+def test_ipv4_clients_of_a_dual_stack_socket_are_counted_by_their_own_address() -> None:
+    # (cut to a /64, every IPv4 client would share ::/64, and so every per-address limit)
+    assert client_address({"client": ("::ffff:192.0.2.7", 5)}) == "192.0.2.7"
+    assert client_address({"client": ("::ffff:198.51.100.1", 5)}) == "198.51.100.1"

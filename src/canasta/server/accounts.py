@@ -18,6 +18,7 @@ import datetime as dt
 import logging
 import re
 import secrets
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -80,26 +81,31 @@ _DUMMY_HASH = hasher.hash(secrets.token_urlsafe(16))
 
 
 class Limiter:
-    """Token buckets by key: ``count`` events per ``seconds``, all of them at once at most."""
+    """Token buckets by key: ``count`` events per ``seconds``, all of them at once at most. Past
+    ``max_keys`` the least recently used key is forgotten (a flood of new keys cannot grow
+    memory, nor push out a bucket that is still being hit)."""
 
     def __init__(self, count: int, seconds: float, *, max_keys: int = 100_000) -> None:
         self.count = count
         self.seconds = seconds
         self.max_keys = max_keys
-        self._buckets: dict[str, TokenBucket] = {}
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
     def allow(self, key: str) -> bool:
         bucket = self._buckets.get(key)
         if bucket is None:
             if len(self._buckets) >= self.max_keys:
-                self._buckets.pop(next(iter(self._buckets)))
+                self._buckets.popitem(last=False)
             bucket = self._buckets[key] = TokenBucket(self.count / self.seconds, self.count)
+        else:
+            self._buckets.move_to_end(key)
         return bucket.take()
 
-    def spent(self, key: str) -> bool:
-        """Is ``key``'s allowance used up? (Spends nothing: :meth:`allow` spends.)"""
+    def refund(self, key: str) -> None:
+        """Give back one event :meth:`allow` spent (it did not count after all)."""
         bucket = self._buckets.get(key)
-        return bucket is not None and bucket.empty()
+        if bucket is not None:
+            bucket.tokens = min(bucket.burst, bucket.tokens + 1.0)
 
 
 def normalise_email(value: Any) -> str:
@@ -779,14 +785,19 @@ def install(
             raise ApiError(400, "bad_password", "password is a string")
         # Only failures count against an email, and mostly those from the same address: a
         # stranger guessing from elsewhere cannot lock the owner out with a few wrong tries.
+        # An attempt takes its token before the password is checked (so attempts sent at once
+        # cannot all pass a check that has not counted them yet), and a success gives it back.
         here = f"{email} {address(request)}"
-        if failed_here.spent(here) or failed_anywhere.spent(email):
+        if not failed_here.allow(here):
+            raise ApiError(429, "too_many_attempts", "too many attempts for this email: try again later")
+        if not failed_anywhere.allow(email):
+            failed_here.refund(here)
             raise ApiError(429, "too_many_attempts", "too many attempts for this email: try again later")
         cred = await credentials_by_email(store, email)
         if not await verify_password(cred.password_hash if cred else None, password):
-            failed_here.allow(here)
-            failed_anywhere.allow(email)
             raise ApiError(401, "bad_credentials", "the email or the password is wrong")
+        failed_here.refund(here)
+        failed_anywhere.refund(email)
         assert cred is not None
         if hasher.check_needs_rehash(cred.password_hash):
             async with store.sessions() as s, s.begin():

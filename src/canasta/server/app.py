@@ -84,7 +84,8 @@ class ClientFiles(StaticFiles):
         if cached is None or cached[0] != key:
             try:
                 body = _COMPACT[kind][1](Path(path).read_bytes())
-            except ValueError:  # (a lone surrogate escape parses but cannot be encoded)
+            except (ValueError, OSError):  # (a lone surrogate escape parses but cannot be
+                # encoded; a file replaced while it was read): served as it is
                 return super().file_response(full_path, stat_result, scope, status_code)
             etag = f'"{hashlib.md5(body, usedforsecurity=False).hexdigest()}"'
             cached = self._compact[path] = (key, body, etag)

@@ -11,12 +11,26 @@ after with an independent JavaScript tokenizer (acorn).
 
 from __future__ import annotations
 
+import re
+
 #: words after which a ``/`` starts a regular expression, not a division
 _REGEX_AFTER_WORDS = frozenset(
-    "return typeof instanceof in of new delete void throw case do else yield await".split()
+    "return typeof instanceof in of new delete void throw case do else yield await default".split()
 )
-#: characters after which a ``/`` is a division (the end of an operand)
-_OPERAND_END = frozenset(")]}")
+#: words whose parenthesis, once closed, may be followed by a statement (a regular expression)
+_STATEMENT_HEADS = frozenset("if while for with".split())
+#: line terminators, and every other blank of ECMAScript (WhiteSpace: tab, VT, FF, SP, NBSP,
+#: ZWNBSP and the Zs spaces)
+_LINE_BREAKS = "\n\r\u2028\u2029"
+_BLANKS = " \t\f\v\u00a0\ufeff\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000" + _LINE_BREAKS
+#: a numeric literal (decimal with fraction and exponent, or 0x / 0o / 0b; BigInt's n)
+_NUMBER = re.compile(r"0[xXoObB][0-9a-fA-F_]+n?|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?n?")
+
+
+def _line_end(src: str, start: int) -> int:
+    """Where the line that ``start`` is on ends (its terminator's index, or the text's end)."""
+    ends = [k for k in (src.find(c, start) for c in _LINE_BREAKS) if k >= 0]
+    return min(ends) if ends else len(src)
 
 
 class _Scripts:
@@ -28,8 +42,13 @@ class _Scripts:
         self.i = 0
         #: per open ``${`` of a template literal: the braces opened inside it
         self.templates: list[int] = []
-        #: may a ``/`` here start a regular expression?
+        #: per open parenthesis: does a statement (so maybe a regular expression) follow its end?
+        self.parens: list[bool] = []
+        #: may a ``/`` here start a regular expression? (else it divides)
         self.regex_ok = True
+        #: the last token: a word, and was it right after a ``.`` (a property name)?
+        self.last_word = ""
+        self.after_dot = False
         #: blanks seen since the last token: "" none, " " spaces, "\n" a line break
         self.gap = ""
 
@@ -49,16 +68,15 @@ class _Scripts:
         src, n = self.src, len(self.src)
         while self.i < n:
             c = src[self.i]
-            if c in " \t\r\n\f\v\u00a0\ufeff\u2028\u2029":
-                self.blank(c in "\n\r\u2028\u2029")
+            if c in _BLANKS:
+                self.blank(c in _LINE_BREAKS)
                 self.i += 1
             elif c == "/" and src.startswith("//", self.i):
-                end = src.find("\n", self.i)
-                self.i = n if end < 0 else end
+                self.i = _line_end(src, self.i)
             elif c == "/" and src.startswith("/*", self.i):
                 end = src.find("*/", self.i + 2)
                 end = n if end < 0 else end + 2
-                self.blank("\n" in src[self.i : end])
+                self.blank(any(b in src[self.i : end] for b in _LINE_BREAKS))
                 self.i = end
             elif c == "/" and self.regex_ok:
                 self.regex()
@@ -77,6 +95,8 @@ class _Scripts:
             elif c == "}" and self.templates:
                 self.templates[-1] -= 1
                 self.punct(c)
+            elif c.isdigit() or (c == "." and src[self.i + 1 : self.i + 2].isdigit()):
+                self.number()
             elif c.isalnum() or c in "_$\\" or ord(c) > 127:
                 self.word()
             else:
@@ -84,20 +104,44 @@ class _Scripts:
         return "".join(self.out)
 
     def punct(self, c: str) -> None:
+        src, i = self.src, self.i
+        operand = not self.regex_ok  # was the token before this one the end of an operand?
+        if c in "+-" and src.startswith(c + c, i) and operand:
+            # a postfix ++ or --: the operand goes on, and a / after it divides
+            self.emit(c + c)
+            self.i = i + 2
+            self.last_word, self.after_dot = "", False
+            return
         self.emit(c)
-        self.i += 1
-        self.regex_ok = c not in _OPERAND_END
+        self.i = i + 1
+        if c == "(":
+            self.parens.append(self.last_word in _STATEMENT_HEADS and not self.after_dot)
+            self.regex_ok = True
+        elif c == ")":
+            self.regex_ok = self.parens.pop() if self.parens else False
+        else:
+            self.regex_ok = c not in "]}"
+        self.after_dot = c == "." or (c == "?" and src.startswith(".", i + 1) and not src[i + 2 : i + 3].isdigit())
+        self.last_word = ""
+
+    def number(self) -> None:
+        m = _NUMBER.match(self.src, self.i)
+        end = m.end() if m else self.i + 1
+        self.emit(self.src[self.i : end])
+        self.i = end
+        self.regex_ok, self.last_word, self.after_dot = False, "", False
 
     def word(self) -> None:
         src, start = self.src, self.i
         j = start
-        while j < len(src) and (src[j].isalnum() or src[j] in "_$\\" or ord(src[j]) > 127):
+        while j < len(src) and src[j] not in _BLANKS and (src[j].isalnum() or src[j] in "_$\\" or ord(src[j]) > 127):
             j += 1
-        # a number's exponent sign or fraction: 1e-3, 1.5 (the dot comes through punct)
         word = src[start:j]
         self.emit(word)
         self.i = j
-        self.regex_ok = word in _REGEX_AFTER_WORDS
+        # a property's name (o.return, zoom.in) is an operand, whatever the word
+        self.regex_ok = word in _REGEX_AFTER_WORDS and not self.after_dot
+        self.last_word, self.after_dot = word, False
 
     def string(self, quote: str) -> None:
         src, j = self.src, self.i + 1
@@ -105,7 +149,7 @@ class _Scripts:
             j += 2 if src[j] == "\\" else 1
         self.emit(src[self.i : j + 1])
         self.i = j + 1
-        self.regex_ok = False
+        self.regex_ok, self.last_word, self.after_dot = False, "", False
 
     def regex(self) -> None:
         src, j, in_class = self.src, self.i + 1, False
@@ -114,7 +158,7 @@ class _Scripts:
             if c == "\\":
                 j += 2
                 continue
-            if c == "\n":
+            if c in _LINE_BREAKS:
                 break  # not a regular expression after all: copy up to here as it is
             if c == "[":
                 in_class = True
@@ -128,7 +172,7 @@ class _Scripts:
             j += 1
         self.emit(src[self.i : j])
         self.i = j
-        self.regex_ok = False
+        self.regex_ok, self.last_word, self.after_dot = False, "", False
 
     def template_text(self, opener: str) -> None:
         """The literal text of a template from just after ``opener`` (a backtick or the ``}`` of
@@ -142,14 +186,14 @@ class _Scripts:
                 j += 1
                 self.emit(opener + src[self.i : j])
                 self.i = j
-                self.regex_ok = False
+                self.regex_ok, self.last_word, self.after_dot = False, "", False
                 return
             elif c == "$" and src.startswith("${", j):
                 j += 2
                 self.emit(opener + src[self.i : j])
                 self.i = j
                 self.templates.append(0)
-                self.regex_ok = True
+                self.regex_ok, self.last_word, self.after_dot = True, "", False
                 return
             else:
                 j += 1
@@ -177,8 +221,14 @@ def strip_css(text: str) -> str:
             continue
         if text.startswith("/*", i):
             end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            gap = gap or " "
+            end = n if end < 0 else end + 2
+            if i > 0 and text[i - 1] not in " \t\r\n\f" and end < n and text[end] not in " \t\r\n\f":
+                # between two tokens: an empty comment keeps them apart without a space
+                # (a space would make ".a/**/.b" a descendant selector)
+                out.append("/**/")
+            else:
+                gap = gap or " "
+            i = end
             continue
         if gap and out:
             out.append(gap)

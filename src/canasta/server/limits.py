@@ -27,11 +27,6 @@ class TokenBucket:
             return True
         return False
 
-    def empty(self, now: float | None = None) -> bool:
-        """Would :meth:`take` fail now? (Spends nothing.)"""
-        now = time.monotonic() if now is None else now
-        return min(self.burst, self.tokens + (now - self.stamp) * self.rate) < 1.0
-
 
 class KeyedLimiter:
     """Token buckets by key, ``per_minute`` events each; the least recently used keys are

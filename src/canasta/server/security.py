@@ -82,9 +82,12 @@ def client_address(scope: Scope) -> str:
     host = str(client[0])
     if ":" in host:
         try:
-            return str(ipaddress.ip_network(f"{host}/64", strict=False))
+            ip = ipaddress.IPv6Address(host.split("%", 1)[0])
         except ValueError:
             return host
+        if ip.ipv4_mapped is not None:  # an IPv4 client of a dual-stack socket: its own address
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return host
 
 
