@@ -27,7 +27,7 @@ export const controller = {
   redraw,
   toast,
   openTable,
-  teamName: (team) => teamName(team),
+  teamName: (team) => teamName(team, true),  // the score bar: as in this hand
   seatName: (seat) => seatName(seat),
   overlay: openOverlay,
   overlayKind,

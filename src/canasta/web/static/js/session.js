@@ -291,7 +291,10 @@ function announceState(old, v, msg) {
     for (const entry of history.slice(seen)) lines.push(moveSentence(entry, !(handingOff && entry.cards && entry.cards.length)));
     // three players (R14): the first take makes the other two partners
     const alone = new Set(v.sides).size < new Set(old.sides).size ? v.sides.findIndex((x) => v.sides.indexOf(x) === v.sides.lastIndexOf(x)) : -1;
-    if (alone >= 0) { lines.push(t("announce.partners", { name: seatName(alone) })); toast(lines[lines.length - 1]); }
+    if (alone >= 0) {
+      lines.push(alone === mySeat() ? t("announce.partners_you") : t("announce.partners", { name: seatName(alone) }));
+      toast(lines[lines.length - 1]);
+    }
   } else if (msg.change === "undo" && v.turn === mySeat()) {
     lines.push(t("announce.undone"));
     toast(t("announce.undone"));

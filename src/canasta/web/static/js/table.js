@@ -28,7 +28,8 @@ export function mySeat() {
   return S.table && (S.table.mode === "computer" || S.table.mode === "online") ? 0 : v.turn;
 }
 
-export function seatName(seat) {
+/** A seat's name; ``inHand``: as in this hand (three players: a partner named so, R14). */
+export function seatName(seat, inHand = true) {
   const v = S.view;
   const n = v ? v.hand_counts.length : 4;
   const mode = S.table ? S.table.mode : "computer";
@@ -40,7 +41,7 @@ export function seatName(seat) {
   if (n === 4 && seat === 2) return t("seat.partner");
   if (n === 4) return seat === 1 ? t("seat.left") : t("seat.right");
   // three players (R14): the one who did not take the pile first is my partner for the hand
-  if (v && v.sides[seat] === v.sides[me]) return seat === 1 ? t("seat.partner_left") : t("seat.partner_right");
+  if (inHand && v && v.sides[seat] === v.sides[me]) return seat === 1 ? t("seat.partner_left") : t("seat.partner_right");
   return seat === 1 ? t("seat.left") : t("seat.right");
 }
 
@@ -61,20 +62,21 @@ export function sideName(side) {
   const mine = v.sides[mySeat()] === side;
   if (S.table && S.table.mode === "computer") {
     if (mine) return seats.length > 1 ? t("side.us") : t("seat.you");
-    return seats.length > 1 ? t("side.them") : seats.map(seatName).join(" & ");
+    return seats.length > 1 ? t("side.them") : seats.map((s) => seatName(s)).join(" & ");
   }
-  return seats.map(seatName).join(" & ");
+  return seats.map((s) => seatName(s)).join(" & ");
 }
 
-export function teamName(team) {
+/** A match score's owner; ``inHand``: named as in this hand (the score bar, during play). */
+export function teamName(team, inHand = false) {
   const v = S.view;
   const seats = v.teams.map((x, i) => (x === team ? i : -1)).filter((i) => i >= 0);
   if (S.table && S.table.mode === "computer") {
     const mine = seats.includes(0);
     if (seats.length > 1) return mine ? t("side.us") : t("side.them");
-    return seatName(seats[0]);
+    return seatName(seats[0], inHand);  // (at the end: a match's player, not a hand's partner)
   }
-  return seats.map(seatName).join(" & ");
+  return seats.map((s) => seatName(s)).join(" & ");
 }
 
 // ---- plan helpers -----------------------------------------------------------------------
@@ -719,7 +721,7 @@ function buttonRow(actions) {
   }
   const goesOut = goOutDiscardIdx() != null;
   // after a partner's yes no plain discard is legal: only going out (R11)
-  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1 && (goesOut ? !refused : canAct("discard"))));
+  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1 && !refused && (goesOut || canAct("discard"))));
   row.append(btn("btn-cancel", t("actions.cancel"), "Esc", actions.cancel, sel > 0 || S.plan.length > 0));
   for (const a of v.legal || []) {
     if (!mine) break;
