@@ -721,7 +721,9 @@ function buttonRow(actions) {
   }
   const goesOut = goOutDiscardIdx() != null;
   // after a partner's yes no plain discard is legal: only going out (R11)
-  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1 && !refused && (goesOut || canAct("discard"))));
+  // (with a refused plan staged that does not go out, Discard stays: the server refuses the
+  // plan and it stays staged, tests/browser/test_suggest.py)
+  row.append(btn("btn-discard", t("actions.discard"), "X", actions.discard, mine && play && sel === 1 && (goesOut ? !refused : canAct("discard"))));
   row.append(btn("btn-cancel", t("actions.cancel"), "Esc", actions.cancel, sel > 0 || S.plan.length > 0));
   for (const a of v.legal || []) {
     if (!mine) break;
