@@ -36,7 +36,10 @@ export function openReplay(ctl, ref) {
   if (ref) load(1, 0);
 }
 
+let loads = 0;  // the latest load's number: an older answer arriving late is dropped
+
 async function load(hand, index) {
+  const mine = ++loads;
   R.loading = true;
   redraw();
   // the first request names no seat: the server shows the one the player played
@@ -49,6 +52,7 @@ async function load(hand, index) {
       const [table, match] = R.ref.split("/");
       res = await api("GET", `/api/replays/${encodeURIComponent(table)}?${params}${match ? `&match=${encodeURIComponent(match)}` : ""}`);
     }
+    if (mine !== loads) return;  // (a seat changed, then "all hands" ticked: the later one counts)
     R.summary = res.replay;
     R.hand = res.hand;
     R.seat = res.seat;
@@ -56,6 +60,7 @@ async function load(hand, index) {
     R.index = index < 0 ? res.steps.length - 1 : Math.min(index, res.steps.length - 1);
     R.error = null;
   } catch (e) {
+    if (mine !== loads) return;
     R.error = e.code || "unavailable";
     R.errorMessage = e.message || "";
   }
