@@ -111,6 +111,8 @@ def _expected_stats(finals: list[Message]) -> dict[str, object]:
             delta = result["team_deltas"][0]
             best = delta if best is None else max(best, delta)
         played += 1
+        ties = len(match["winners"]) == len(match["scores"])  # every team level: a draw
+        assert match["won"] == [t in match["winners"] and not ties for t in range(len(match["scores"]))]
         if match["winners"] == [0]:
             won += 1
             streak += 1

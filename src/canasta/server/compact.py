@@ -103,6 +103,10 @@ class _Scripts:
                 self.punct(c)
         return "".join(self.out)
 
+    def operand_ended(self) -> None:
+        """A number, string, regular expression or template just ended: a ``/`` divides."""
+        self.regex_ok, self.last_word, self.after_dot = False, "", False
+
     def punct(self, c: str) -> None:
         src, i = self.src, self.i
         operand = not self.regex_ok  # was the token before this one the end of an operand?
@@ -129,7 +133,7 @@ class _Scripts:
         end = m.end() if m else self.i + 1
         self.emit(self.src[self.i : end])
         self.i = end
-        self.regex_ok, self.last_word, self.after_dot = False, "", False
+        self.operand_ended()
 
     def word(self) -> None:
         src, start = self.src, self.i
@@ -149,7 +153,7 @@ class _Scripts:
             j += 2 if src[j] == "\\" else 1
         self.emit(src[self.i : j + 1])
         self.i = j + 1
-        self.regex_ok, self.last_word, self.after_dot = False, "", False
+        self.operand_ended()
 
     def regex(self) -> None:
         src, j, in_class = self.src, self.i + 1, False
@@ -172,7 +176,7 @@ class _Scripts:
             j += 1
         self.emit(src[self.i : j])
         self.i = j
-        self.regex_ok, self.last_word, self.after_dot = False, "", False
+        self.operand_ended()
 
     def template_text(self, opener: str) -> None:
         """The literal text of a template from just after ``opener`` (a backtick or the ``}`` of
@@ -186,7 +190,7 @@ class _Scripts:
                 j += 1
                 self.emit(opener + src[self.i : j])
                 self.i = j
-                self.regex_ok, self.last_word, self.after_dot = False, "", False
+                self.operand_ended()
                 return
             elif c == "$" and src.startswith("${", j):
                 j += 2

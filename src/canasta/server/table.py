@@ -470,6 +470,8 @@ class Table(Seating, Handlers, Online):
                 "hand_number": g.hand_number,
                 "over": g.is_over,
                 "winners": list(g.winners),
+                # per team: won the match, alone or sharing it (a tie of every team is a draw)
+                "won": [g.won(team) for team in range(len(g.scores))],
                 "hands": [
                     {"number": h.number, "dealer": h.dealer, "result": h.result.to_json()}
                     for h in g.hands

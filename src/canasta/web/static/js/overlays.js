@@ -184,7 +184,7 @@ export function handOverlay(ctl) {
     p.innerHTML = "<span></span> <b></b>";
     p.querySelector("span").textContent = teamName(team);
     p.querySelector("b").textContent = scores[team];
-    if (matchOver && (m.winners || []).includes(team) && (m.winners || []).length < teams.length) p.className = "winner";
+    if (matchOver && (m.won || [])[team]) p.className = "winner";
     totals.append(p);
   }
   body.append(totals);
@@ -278,9 +278,9 @@ function winnerLine(body, m) {
   const win = document.createElement("p");
   win.className = "winner-line";
   const winners = m.winners || [];
-  // every side level at the top: a draw; some of them (three players, R14): a shared win
-  const all = winners.length === new Set(S.view.teams).size;
-  win.textContent = !winners.length ? "" : winners.length > 1 && all ? t("result.draw")
+  // the server says who won (Game.won): nobody, with winners, is a draw
+  const drawn = winners.length > 0 && !(m.won || []).some(Boolean);
+  win.textContent = !winners.length ? "" : drawn ? t("result.draw")
     : t(winners.length > 1 ? "result.winners" : "result.winner", { name: winners.map((w) => teamName(w)).join(" & ") });
   body.insertBefore(win, body.firstChild);
 }

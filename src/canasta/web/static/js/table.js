@@ -462,9 +462,10 @@ function statusLine(me) {
   else if (v.turn === me && v.hand != null) {
     if (v.phase === "draw") text = t("status.your_draw");
     else if (v.phase === "ask") text = t("status.answer");
-    else if (v.turn_state && v.turn_state.asker === me && v.turn_state.ask === "yes") text = t("status.go_out_now");
-    else if (v.turn_state && v.turn_state.asker === me && v.turn_state.ask === "no") text = t("status.no_going_out");
-    else text = t("status.your_play");
+    else {
+      const answer = v.turn_state && v.turn_state.asker === me ? v.turn_state.ask : null;  // R11
+      text = t(answer === "yes" ? "status.go_out_now" : answer === "no" ? "status.no_going_out" : "status.your_play");
+    }
   } else text = t("status.waiting", { name: seatName(v.turn) });
   el.textContent = text;
   if (S.connection !== "open") el.append(h("span", "tag stop", t("status.reconnecting")));
