@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,13 @@ class HandLog:
     deck: list[int]
     actions: list[Action] = field(default_factory=list)
     result: HandResult | None = None
+
+
+def match_won(winners: Sequence[int], teams: int) -> list[bool]:
+    """Per team, whether it won a finished match with these ``winners``: alone, or sharing the
+    win with some but not all of the others (R13.3, R14: three players, two of them level at
+    the top). A tie of every team is a draw, not a win."""
+    return [team in winners and len(winners) < teams for team in range(teams)]
 
 
 class Game:
@@ -132,10 +140,8 @@ class Game:
                 self.is_over = True
 
     def won(self, team: int) -> bool:
-        """Did ``team`` win the finished match: alone, or sharing the win with some but not all
-        of the others (R13.3, R14: three players, two of them level at the top)? A tie of every
-        team is a draw, not a win."""
-        return self.is_over and team in self.winners and len(self.winners) < len(self.scores)
+        """Did ``team`` win the finished match? See :func:`match_won`."""
+        return self.is_over and match_won(self.winners, len(self.scores))[team]
 
     @property
     def hand_number(self) -> int:

@@ -25,6 +25,7 @@ from starlette.staticfiles import NotModifiedResponse
 
 from ..cards import IS_WILD, MELD_TOKENS, NUM_CODES, card_str
 from ..errors import SettingsError
+from ..game import match_won
 from ..rules import PRESETS, TARGETS, Settings
 from .cluster import LocalCluster, RedisCluster
 from .compact import strip_css, strip_js
@@ -231,6 +232,7 @@ def _row_summary(row: TableRow) -> dict[str, Any]:
             "hand_number": hands[-1]["number"] if hands else 0,
             "over": bool(record.get("over")),
             "winners": record.get("winners") or [],
+            "won": match_won(record.get("winners") or [] if record.get("over") else [], len(record.get("scores") or [])),
             "hands": [
                 {"number": h["number"], "dealer": h["dealer"], "result": h["result"]}
                 for h in hands
