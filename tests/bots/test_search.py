@@ -338,25 +338,39 @@ def test_expert_credits_frozen_pairs_by_default() -> None:
     assert ExpertPlayer(1, frozen_pair=0.0).frozen_pair == 0.0
 
 
-def test_r14_three_player_expert_searches_the_draw_and_plays_its_guides_play() -> None:
-    """With three players Expert searches the draw (take the pile or not, R8); in the play
-    phase, while all three play alone and the stock holds more than LATE_STOCK cards, it makes
-    the choice its guide makes (searching melds and discards measured worse there): Normal's
-    rules of thumb without the discard danger, so it sometimes throws what Normal would hold
-    back.  It searches once a partnership has
-    formed (R14: two sides left).  With four players it searches the play phase too, and
-    ``phases`` overrides the default."""
-    from canasta.bots.players import HeuristicPlayer
-    from canasta.bots.search import GUIDE
+def test_r14_three_player_expert_searches_the_draw_and_every_play() -> None:
+    """With three players Expert searches the draw (take the pile or not, R8) and the play
+    phase: while all three play alone and the stock holds more than LATE_STOCK cards
+    (PLAY_ALONE) only where the all-alone leaf was fitted for the rules (the three-player
+    preset); under other rules, or with ``phases`` leaving PLAY_ALONE out, it makes the choice
+    its guide makes there: Normal's rules of thumb without the discard danger, so it sometimes
+    throws what Normal would hold back.  It searches once a partnership has formed (R14: two
+    sides left).  With four players it searches the play phase too, and ``phases`` overrides
+    the default."""
+    from dataclasses import replace
 
+    from canasta.bots.players import HeuristicPlayer
+    from canasta.bots.search import GUIDE, PLAY_ALONE, SEARCHED_PHASES, searched
+
+    assert PLAY_ALONE in SEARCHED_PHASES[3]
+    assert all(PLAY_ALONE not in SEARCHED_PHASES[n] for n in (2, 4))
+    house = Settings.preset("three-player", black_three="freeze")
     alone = unlike_normal = 0
     for st in _alone_plays():
         view = st.view(st.turn)
         expert = ExpertPlayer(seed=5, **SEARCH)
-        mine = expert.choose(view)
-        assert mine == HeuristicPlayer("expert-guide", GUIDE, seed=5).choose(view)
-        assert expert.last_iterations == 0
+        assert searched(view, SEARCHED_PHASES[3])
+        assert st.check(expert.choose(view)) is None
+        assert expert.last_iterations == SEARCH["iterations"]
+        guide = HeuristicPlayer("expert-guide", GUIDE, seed=5)
+        without = ExpertPlayer(seed=5, phases=SEARCHED_PHASES[3] - {PLAY_ALONE}, **SEARCH)
+        mine = without.choose(view)
+        assert mine == guide.choose(view) and without.last_iterations == 0
         unlike_normal += mine != make_player("normal", seed=5).choose(view)
+        other_rules = replace(view, settings=house)
+        assert not searched(other_rules, SEARCHED_PHASES[3])
+        expert.choose(other_rules)
+        assert expert.last_iterations == 0
         alone += 1
     assert alone >= 10 and unlike_normal >= 1
     partnered_plays = _partnered_plays(4)
@@ -424,10 +438,11 @@ def _late_alone_plays(count: int) -> list[State]:
 def test_r14_three_player_expert_searches_the_play_while_the_stock_is_nearly_out() -> None:
     """With three players, while all three play alone, Expert searches its melds and discards
     once the stock holds at most LATE_STOCK cards (its rollouts then mostly reach the hand's
-    end); with more cards it plays its guide's choice; the label is three-player only."""
+    end); with more cards the label does not apply (PLAY_ALONE does); it is three-player
+    only."""
     from dataclasses import replace
 
-    from canasta.bots.search import LATE_STOCK, PLAY_LATE, SEARCHED_PHASES, searched
+    from canasta.bots.search import LATE_STOCK, PLAY_ALONE, PLAY_LATE, SEARCHED_PHASES, searched
 
     assert PLAY_LATE in SEARCHED_PHASES[3]
     assert all(PLAY_LATE not in SEARCHED_PHASES[n] for n in (2, 4))
@@ -435,7 +450,8 @@ def test_r14_three_player_expert_searches_the_play_while_the_stock_is_nearly_out
     for st in late:
         view = st.view(st.turn)
         assert searched(view, SEARCHED_PHASES[3])
-        assert not searched(replace(view, stock_size=LATE_STOCK + 1), SEARCHED_PHASES[3])
+        assert not searched(replace(view, stock_size=LATE_STOCK + 1), frozenset({PLAY_LATE}))
+        assert searched(replace(view, stock_size=LATE_STOCK + 1), frozenset({PLAY_ALONE}))
         assert searched(replace(view, stock_size=LATE_STOCK + 1), frozenset({"play"}))
         expert = ExpertPlayer(seed=5, **SEARCH)
         assert st.check(expert.choose(view)) is None
@@ -617,7 +633,7 @@ def test_expert_judges_by_the_fitted_leaf_where_a_preset_has_weights(
 
     def leaves(preset: str, **options: object) -> int:
         nonlocal calls
-        quick = ExpertPlayer(1, iterations=5, time_budget=None)
+        quick = ExpertPlayer(1, iterations=5, time_budget=None, phases=options.get("phases"))
         st = next(s for s in _decisions(preset, 30, 6) if _searched(s, quick))
         calls = 0
         action = ExpertPlayer(1, iterations=30, time_budget=None, **options).choose(
@@ -628,7 +644,8 @@ def test_expert_judges_by_the_fitted_leaf_where_a_preset_has_weights(
 
     assert leaves("classic") > 0 and leaves("bicycle") > 0
     assert leaves("classic", fitted=False) == 0
-    assert leaves("two-player") == 0 and leaves("three-player") == 0
+    # three-player draws: the hand-made leaf (all-alone plays have their own: see below)
+    assert leaves("two-player") == 0 and leaves("three-player", phases=frozenset({"draw"})) == 0
 
 
 def test_fitted_leaf_with_one_weight_is_that_features_difference() -> None:
@@ -796,6 +813,42 @@ def test_leaf_fit_recovers_known_weights_and_reports_both_leaves() -> None:
     ]
 
 
+def test_alone_fit_ranks_options_within_each_decision() -> None:
+    """``bench/alone_fit.py``: its ridge finds the weights that made the outcomes, the fit
+    takes each decision's mean out (a weight that only says how good the deal is counts for
+    nothing), and a small run branches all-alone decisions into samples of every player."""
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+
+    from canasta.bots.evaluate import ALONE_FEATURES
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "alone_fit.py"
+    spec = importlib.util.spec_from_file_location("canasta_bench_alone_fit", path)
+    assert spec is not None and spec.loader is not None
+    alone_fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(alone_fit)
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-50, 50, size=(300, 3))
+    truth = np.array([2.0, -0.5, 4.0])
+    assert alone_fit.ridge(x, x @ truth, 0.0) == pytest.approx(truth, abs=1e-6)
+    groups = np.repeat(np.arange(100), 3)
+    luck = np.repeat(rng.uniform(-500, 500, size=100), 3)  # the deal: the same for every option
+    v = x @ truth + luck
+    assert alone_fit.demean(v, groups) == pytest.approx(alone_fit.demean(x @ truth, groups))
+    data = alone_fit.samples(hands=4, seed=1, p=0.2, k=1, seconds=60.0)
+    n = len(data["G"])
+    assert n > 0 and data["X"].shape == (n, 3, len(ALONE_FEATURES)) and data["Y"].shape == (n, 3)
+    # the brancher is one of the three seats; the guide's own first choice is among the options
+    assert set(data["B"].tolist()) <= {0, 1, 2} and data["O"].min() == 0
+    mine, others = alone_fit.against_others(data)
+    b = data["B"][0]
+    assert others[0] == pytest.approx(data["Y"][0, b] - (data["Y"][0].sum() - data["Y"][0, b]) / 2)
+    assert mine.shape == (n, len(ALONE_FEATURES))
+
+
 def test_r7_r14_the_guide_does_not_freeze_the_pile_while_three_play_alone() -> None:
     """Normal throws a deuce to freeze a pile of six or more that the next player, an opponent
     who has opened, could take (R7.1: a wild freezes it).  Expert's guide does not count that
@@ -826,3 +879,109 @@ def test_r7_r14_the_guide_does_not_freeze_the_pile_while_three_play_alone() -> N
     st.side_of[seat] = 0
     st.nmelds = [1, 1, 1]
     assert deuce(GUIDE) == deuce(NORMAL) == normal
+
+
+def test_r8_r10_r14_alone_features_read_an_explicit_position() -> None:
+    """The all-alone leaf's features of a player (three-player, all three alone, R14): the pile
+    it can take now (a natural pair of the top card is a key, R8.1; a meld of the face takes an
+    unfrozen pile, R8.2) and whether it draws next, its pairs and triples, its melds, its
+    nearness to going out (R10) and the cards it holds while a rival can go out."""
+    from canasta.bots.evaluate import ALONE_FEATURES, SIDE_FEATURES, alone_features, side_features
+
+    st = Game(Settings.preset("three-player"), seed=5).state
+    assert len(set(st.side_of)) == 3
+    seat = st.turn
+    me, nxt, last = (st.side_of[(seat + k) % 3] for k in range(3))
+    st.phase = "play"
+    st.red3 = [[] for _ in range(3)]
+    sevens = tuple(parse_card(c) for c in "7H 7S 7D 7C 7H 7S 7D".split())
+    st.melds[last][FACE[sevens[0]]] = TableMeld(FACE[sevens[0]], sevens, 7, 0)
+    st.canastas[last], st.nmelds[last] = 1, 1  # the player after next can go out (R10)
+    queens = tuple(parse_card(c) for c in "QH QS QD QC QH".split())
+    st.melds[me][FACE[queens[0]]] = TableMeld(FACE[queens[0]], queens, 5, 0)
+    st.nmelds[me], st.canastas[me] = 1, 0
+    _hold(st, seat, "2C 9H 9D 9S 5C 5D KH")
+    _hold(st, (seat + 1) % 3, "4D 6C 8S")
+    _hold(st, (seat + 2) % 3, "JH JS")
+    _pile(st, "TC 8D 5H")
+    del st.stock[30:]
+    f = dict(zip(ALONE_FEATURES, alone_features(st, me), strict=True))
+    assert ALONE_FEATURES[: len(SIDE_FEATURES)] == SIDE_FEATURES
+    assert list(f.values())[: len(SIDE_FEATURES)] == side_features(st, me)
+    worth = pile_value(st)
+    assert worth > 0
+    # a pair of fives is the key to the pile (R8.1), but the next to draw is the next player
+    assert (f["pile_key"], f["pile_takable"], f["pile_if_next"]) == (worth, worth, 0.0)
+    # faces held at least twice (fives, nines), at least three times (nines), not on a meld
+    assert f["pile_size"] == 3 and f["pairs"] == 2 and f["triples"] == 1
+    assert f["pairs_by_pile_size"] == 6 and f["pairs_by_pile_value"] == 2 * worth
+    assert (f["melds"], f["melds_of_five_up"], f["longest_meld"]) == (1, 1, 5)
+    assert f["wilds"] == 1 and f["cards_squared"] == 49
+    assert f["nearness_to_out"] == pytest.approx(1 / 8) and f["nearness_to_out_if_met"] == 0
+    # the rival that can go out holds two cards: the seat's 80 points are at risk by 1/3
+    assert f["held_by_nearest_rival_out"] == pytest.approx((20 + 30 + 10 + 10) / 3)
+    assert f["cards_if_a_rival_met"] == 7
+    assert f["pile_takable_late"] == pytest.approx(worth * 0.5)
+    g = dict(zip(ALONE_FEATURES, alone_features(st, nxt), strict=True))
+    # the next player holds no eight pair and has not opened: the pile is not takable for it
+    assert (g["pile_key"], g["pile_takable"], g["pile_if_next"]) == (0.0, 0.0, worth)
+    assert g["melds"] == 0 and g["cards_if_a_rival_met"] == 3
+    h = dict(zip(ALONE_FEATURES, alone_features(st, last), strict=True))
+    assert h["nearness_to_out_if_met"] == pytest.approx(1 / 3) and h["cards_if_a_rival_met"] == 0
+    assert h["goal_met_few_cards"] == 1.0
+    _pile(st, "TC 8D QH")  # a queen on top: the seat's queens meld takes the unfrozen pile
+    f = dict(zip(ALONE_FEATURES, alone_features(st, me), strict=True))
+    assert f["pile_key"] == 0 and f["pile_takable"] == pile_value(st) > 0
+
+
+def test_r14_expert_judges_all_alone_plays_by_the_alone_leaf(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While all three play alone (R14), Expert's searched plays judge rollouts that end with
+    all three still alone by the all-alone leaf: the seat's weighted features minus the other
+    two's mean; only in the preset it was fitted for, and not with ``fitted=False``.  Draws and
+    plays after a partnership has formed keep their leaf."""
+    from canasta.bots import evaluate as ev
+    from canasta.bots.search import (
+        ALONE_LEAF_WEIGHTS,
+        alone_leaf_weights,
+        alone_result,
+    )
+
+    assert len(ALONE_LEAF_WEIGHTS) == len(ev.ALONE_FEATURES)
+    three = Settings.preset("three-player")
+    assert alone_leaf_weights(three) == ALONE_LEAF_WEIGHTS
+    assert alone_leaf_weights(Settings.preset("three-player", target=2500)) is not None
+    assert alone_leaf_weights(Settings.preset("three-player", black_three="freeze")) is None
+    assert alone_leaf_weights(Settings.preset("classic")) is None
+    alone = _alone_plays()[:3]
+    for st in alone:
+        worth = [
+            sum(w * x for w, x in zip(ALONE_LEAF_WEIGHTS, ev.alone_features(st, sd), strict=True))
+            for sd in range(3)
+        ]
+        for seat in range(3):
+            mine = worth[st.side_of[seat]]
+            expected = mine - (sum(worth) - mine) / 2
+            assert alone_result(st, seat, ALONE_LEAF_WEIGHTS) == pytest.approx(expected)
+    calls = 0
+    features = ev.alone_features
+
+    def counted(st: State, side: int) -> list[float]:
+        nonlocal calls
+        calls += 1
+        return features(st, side)
+
+    monkeypatch.setattr(ev, "alone_features", counted)
+
+    def leaves(st: State, **options: object) -> int:
+        nonlocal calls
+        calls = 0
+        expert = ExpertPlayer(1, iterations=30, time_budget=None, **options)
+        assert st.check(expert.choose(st.view(st.turn))) is None
+        assert expert.last_iterations == 30
+        return calls
+
+    assert all(leaves(st) > 0 for st in alone)
+    assert all(leaves(st, fitted=False) == 0 for st in alone)
+    draws = [st for st in _decisions("three-player", 20, 4) if st.phase == "draw"][:2]
+    assert draws and all(leaves(st) == 0 for st in draws)
+    assert all(leaves(st) == 0 for st in _partnered_plays(2))

@@ -460,3 +460,139 @@ def side_features(st: State, side: int) -> list[float]:
         drawing * late,
         single * late,
     ]
+
+
+#: the names of :func:`alone_features`: :data:`SIDE_FEATURES`, then these
+ALONE_FEATURES: tuple[str, ...] = (
+    *SIDE_FEATURES,
+    "pile_if_next",
+    "pile_key",
+    "pile_key_if_next",
+    "pile_takable",
+    "pile_takable_if_next",
+    "pairs_by_pile_size",
+    "pairs_by_pile_value",
+    "pile_size",
+    "nearness_to_out",
+    "nearness_to_out_if_met",
+    "melds_of_five_up",
+    "melds",
+    "canastas_late",
+    "goal_met_late",
+    "goal_met_few_cards",
+    "wilds",
+    "pairs",
+    "cards_squared",
+    "held_by_nearest_rival_out",
+    "cards_if_a_rival_met",
+    "pile_takable_late",
+    "pile_key_late",
+    "melds_of_five_up_late",
+    "melds_late",
+    "opened_late",
+    "longest_meld",
+    "longest_meld_late",
+    "pairs_late",
+    "triples",
+    "nearness_to_out_late",
+)
+
+
+def alone_features(st: State, side: int) -> list[float]:
+    """:func:`side_features` and more, for a side of one player while all three play alone (R14).
+
+    Where every side is one player, the pile and the race to go out decide more than with
+    partners: whether the player can take the pile now (a natural pair of its top card, the
+    key to a frozen pile, or a meld or wild to take an unfrozen one, R8) and whether it is the
+    next to draw; its pairs against the pile's size and value; how near it is to going out and
+    how near each rival that can go out is (their cards held against the nearest); the sizes
+    and number of its melds; and stage interactions.  ``bench/alone_fit.py`` fits the weights
+    (:data:`canasta.bots.search.ALONE_LEAF_WEIGHTS`) to rank options by how whole hands end.
+    """
+    f = side_features(st, side)
+    seat = st.side_of.index(side)
+    fc = st.fc[seat]
+    hand = st.hands[seat]
+    n = len(hand)
+    nxt = st.turn if st.phase == "draw" else (st.turn + 1) % st.players
+    next_ = 1.0 if nxt == seat else 0.0
+    pile = st.pile
+    size = float(len(pile))
+    worth = pile_value(st) if pile else 0.0
+    wilds = 0
+    held = 0.0
+    for c in hand:
+        held += VALUE[c]
+        if IS_WILD[c]:
+            wilds += 1
+    melds = st.melds[side]
+    key = takable = 0.0
+    if pile:
+        top = FACE[pile[-1]]
+        if top in MELD_FACES:
+            if fc[top] >= 2:
+                key = takable = 1.0
+            elif not st.is_frozen_for(side) and (
+                melds[top] is not None or (fc[top] >= 1 and wilds > 0)
+            ):
+                takable = 1.0
+    pairs = triples = 0
+    for g in MELD_FACES:
+        if melds[g] is None:
+            if fc[g] >= 2:
+                pairs += 1
+            if fc[g] >= 3:
+                triples += 1
+    big = count = longest = 0
+    for m in melds:
+        if m is not None:
+            count += 1
+            if not m.is_canasta:
+                if len(m.cards) >= 5:
+                    big += 1
+                longest = max(longest, len(m.cards))
+    need = st.settings.canastas_to_go_out
+    threat = rival_met = 0.0
+    for o in range(st.players):
+        if st.side_of[o] != side and st.canastas[st.side_of[o]] >= need:
+            rival_met = 1.0
+            threat = max(threat, 1.0 / (1.0 + len(st.hands[o])))
+    late = 1.0 - min(1.0, len(st.stock) / 60.0)
+    canastas = float(st.canastas[side])
+    met = 1.0 if st.canastas[side] >= need else 0.0
+    near = 1.0 / (1.0 + n)
+    f.extend(
+        (
+            next_ * worth,
+            key * worth,
+            key * next_ * worth,
+            takable * worth,
+            takable * next_ * worth,
+            pairs * size,
+            pairs * worth,
+            size,
+            near,
+            met * near,
+            float(big),
+            float(count),
+            canastas * late,
+            met * late,
+            met * (1.0 if n <= 4 else 0.0),
+            float(wilds),
+            float(pairs),
+            float(n * n),
+            held * threat,
+            n * rival_met,
+            takable * worth * late,
+            key * worth * late,
+            big * late,
+            count * late,
+            (1.0 if st.nmelds[side] else 0.0) * late,
+            float(longest),
+            longest * late,
+            pairs * late,
+            float(triples),
+            near * late,
+        )
+    )
+    return f

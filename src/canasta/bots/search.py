@@ -12,7 +12,8 @@ Normal's rules of thumb guide the tree: the root offers only the best few option
 guide (:data:`GUIDE`, which differs from Normal only in three-player discards), deeper nodes
 fewer, the rollout policy's (Normal's), tried best first; and Normal plays the rollouts, cut
 after ``rollout_actions`` actions and judged statically: by a linear leaf fitted to how hands
-end (:data:`LEAF_WEIGHTS`) where a preset has one, else by the shared hand-made evaluation.
+end (:data:`LEAF_WEIGHTS`) where a preset has one, else by the shared hand-made evaluation;
+with three players all alone, by a leaf fitted to rank options (:data:`ALONE_LEAF_WEIGHTS`).
 The root's answer is its most visited child, unless that child's mean beats the guide's first
 choice by less than ``trust`` standard errors: outcomes vary so much between worlds that a
 lead on luck is common.  The budget is ``iterations`` and/or ``time_budget`` (seconds);
@@ -64,18 +65,25 @@ PLAY_TWO_SIDES = "play-two-sides"
 PLAY_LATE = "play-late"
 #: see :data:`PLAY_LATE`: with two-card draws (three-player), about the last round of turns
 LATE_STOCK = 8
+#: a label for :data:`SEARCHED_PHASES`: the play phase while all three players play alone
+#: (R14) and the stock holds more than :data:`LATE_STOCK` cards, where the rollouts are judged
+#: by the all-alone leaf (:data:`ALONE_LEAF_WEIGHTS`; only in the preset it was fitted for)
+PLAY_ALONE = "play-alone"
 #: every label :func:`searched` (and ``ExpertPlayer.phases``) understands
-PHASE_LABELS = frozenset({"draw", "play", "ask", PLAY_TWO_SIDES, PLAY_LATE})
+PHASE_LABELS = frozenset({"draw", "play", "ask", PLAY_TWO_SIDES, PLAY_LATE, PLAY_ALONE})
 #: the decisions Expert searches, by the number of players (the others: the guide's choice).  With
 #: three players, searching the draw alone beat searching every decision by 34 and 36 points a
 #: deal (two seeds, 300 deals each, 200 iterations): see the bots README, "Expert in
 #: three-player: the pile, not the melds"; searching the play phase too once a partnership
 #: has formed added 8.5 and 6.8 more (the bots README, "Three-player: against both rivals"),
 #: and searching it while the stock is nearly out (:data:`PLAY_LATE`) 9.7 and 10.4 more (the
-#: bots README, "Three-player: the last round, and rivals that play their policy")
+#: bots README, "Three-player: the last round, and rivals that play their policy"); searching
+#: the rest of the play phase (:data:`PLAY_ALONE`) with a leaf fitted for it, 12.0, 6.4 and
+#: 17.1 more on three seeds (the bots README, "Three-player: a leaf fitted to rank options by
+#: full-hand outcomes")
 SEARCHED_PHASES: dict[int, frozenset[str]] = {
     2: frozenset({"draw", "play", "ask"}),
-    3: frozenset({"draw", "ask", PLAY_TWO_SIDES, PLAY_LATE}),
+    3: frozenset({"draw", "ask", PLAY_TWO_SIDES, PLAY_LATE, PLAY_ALONE}),
     4: frozenset({"draw", "play", "ask"}),
 }
 #: options a node below the root offers where another seat chooses, by the number of players
@@ -90,14 +98,28 @@ OTHER_CANDIDATES: dict[int, int] = {3: 1}
 def searched(view: SeatView, phases: frozenset[str]) -> bool:
     """Whether a decision at ``view`` is one of ``phases`` (phase names, :data:`PLAY_TWO_SIDES`
     for the play phase while only two sides are left, :data:`PLAY_LATE` for the play phase
-    while the stock holds at most :data:`LATE_STOCK` cards)."""
+    while the stock holds at most :data:`LATE_STOCK` cards, :data:`PLAY_ALONE` for the play
+    phase before that while all three play alone, where the all-alone leaf applies)."""
     if view.phase in phases:
         return True
     if view.phase != "play":
         return False
     if PLAY_TWO_SIDES in phases and len(set(view.side_of)) == 2:
         return True
-    return PLAY_LATE in phases and view.stock_size <= LATE_STOCK
+    if PLAY_LATE in phases and view.stock_size <= LATE_STOCK:
+        return True
+    return PLAY_ALONE in phases and alone_play(view)
+
+
+def alone_play(view: SeatView) -> bool:
+    """A play decision while all three play alone (R14), the stock over :data:`LATE_STOCK`
+    cards, at a table the all-alone leaf was fitted for (:func:`alone_leaf_weights`)."""
+    return (
+        view.phase == "play"
+        and len(set(view.side_of)) == 3
+        and view.stock_size > LATE_STOCK
+        and alone_leaf_weights(view.settings) is not None
+    )
 
 
 #: per preset: the weights of :func:`canasta.bots.evaluate.side_features` in the fitted leaf,
@@ -134,6 +156,53 @@ def leaf_weights(settings: Settings) -> tuple[float, ...] | None:
         return None
     same = replace(settings, target=base.target, tie=base.tie, ask_partner=base.ask_partner)
     return weights if same == base else None
+
+
+#: the weights of :func:`canasta.bots.evaluate.alone_features` in the all-alone leaf, which
+#: judges the rollouts of :data:`PLAY_ALONE` decisions that end with all three still alone:
+#: from ``python bench/alone_data.py --hands 5000 --seed 2 --p 0.04 --k 4`` and
+#: ``python bench/alone_fit.py`` (ridge regression within each decision, so that it ranks the
+#: options by how whole hands end rather than judging the deal).  Each weight means something
+#: only with the others: several features are equal for a side of one player
+ALONE_LEAF_WEIGHTS: tuple[float, ...] = (
+        0.284218, -0.255896, 0.428094, -0.0577206, -1.38447, 3.55638, 0.539495, 0.276922,
+        0.0155579, -23.1044, 140.557, -116.733, 55.1516, -28.9801, 3.1447, 0.0261112, -0.016355,
+        -0.209672, -0.211624, -1.09155, -2.77534, 16.5849, 0.74784, -0.0146426, -1.27173,
+        0.020691, 0.0351363, 0.0286974, -0.0259377, -0.00219381, -0.601384, -0.0097901, 0.0,
+        -35.039, 55.1516, 32.7412, -12.4424, 136.07, 56.0692, -2.32248, 38.5312, 11.2644,
+        0.106126, 0.19149, 1.21727, 0.0322724, -0.0510719, -47.0088, -9.26267, -249.007, 38.7265,
+        4.63066, 14.394, 11.2398, 14.6765,
+)
+#: the preset :data:`ALONE_LEAF_WEIGHTS` were fitted for
+ALONE_LEAF_PRESET = "three-player"
+
+
+def alone_leaf_weights(settings: Settings) -> tuple[float, ...] | None:
+    """:data:`ALONE_LEAF_WEIGHTS` for a table of these settings, or None.
+
+    As :func:`leaf_weights`: only the rules the weights were fitted for, up to the match
+    target, the tie rule and the partner's question.
+    """
+    base = PRESETS.get(ALONE_LEAF_PRESET)
+    if base is None or settings.name != ALONE_LEAF_PRESET:
+        return None
+    same = replace(settings, target=base.target, tie=base.tie, ask_partner=base.ask_partner)
+    return ALONE_LEAF_WEIGHTS if same == base else None
+
+
+def alone_scores(state: State, weights: tuple[float, ...]) -> list[float]:
+    """Each side's worth by the all-alone leaf (three sides of one player each)."""
+    return [
+        sum(w * x for w, x in zip(weights, ev.alone_features(state, sd), strict=True))
+        for sd in range(3)
+    ]
+
+
+def alone_result(state: State, seat: int, weights: tuple[float, ...]) -> float:
+    """The all-alone leaf: the seat's worth minus the mean of the other two players' worth."""
+    scores = alone_scores(state, weights)
+    mine = scores[state.side_of[seat]]
+    return mine - (sum(scores) - mine) / 2.0
 
 
 def pair_evidence(memory: Memory, seat: int, players: int) -> list[tuple[int, int, float]]:
@@ -350,8 +419,9 @@ class ExpertPlayer:
     #: points credited per natural pair held while the pile's own cards freeze it (0: off, the
     #: evaluation before 2 Dec 2026)
     frozen_pair: float = FROZEN_PAIR
-    #: judge a rollout cut short by the fitted linear leaf (:data:`LEAF_WEIGHTS`) in the
-    #: presets it has weights for (False: the hand-made evaluation above everywhere)
+    #: judge a rollout cut short by the fitted linear leaves (:data:`LEAF_WEIGHTS`,
+    #: :data:`ALONE_LEAF_WEIGHTS`) where they have weights (False: the hand-made evaluation
+    #: above everywhere, also in the :data:`PLAY_ALONE` decisions searched for that leaf)
     fitted: bool = True
     #: judge a side against the mean of the other players' totals, not the best other side: with
     #: three players (R14) a player gains by beating either rival, as the three-player match
@@ -399,7 +469,8 @@ class ExpertPlayer:
             return options[0]
         seat = view.seat or 0
         evidence = pair_evidence(memory, seat, view.players) if self.evidence else []
-        best = self.search(sampler, seat, options, rng, evidence=evidence)
+        alone = alone_leaf_weights(view.settings) if self.fitted and alone_play(view) else None
+        best = self.search(sampler, seat, options, rng, evidence=evidence, alone=alone)
         return safe(view, state, best)
 
     @staticmethod
@@ -421,10 +492,13 @@ class ExpertPlayer:
         rng: random.Random,
         *,
         evidence: list[tuple[int, int, float]] | None = None,
+        alone: tuple[float, ...] | None = None,
     ) -> Action:
         """ISMCTS from the root's ``options``; returns the most visited one.
 
-        ``evidence`` (from :func:`pair_evidence`) shapes every sampled world.
+        ``evidence`` (from :func:`pair_evidence`) shapes every sampled world.  With ``alone``
+        (:data:`ALONE_LEAF_WEIGHTS`), a rollout that ends with all three still playing alone
+        is judged by the all-alone leaf (:func:`alone_result`).
         """
         root = _Node(seat)
         for a in options:
@@ -497,8 +571,17 @@ class ExpertPlayer:
                 world.apply(roll.choose(world), validate=False)
                 n += 1
             results: dict[int, float] = {}
+            # the all-alone leaf scores the three sides once for every node on the path
+            solo = (
+                alone_scores(world, alone)
+                if alone is not None and not world.is_over and len(set(world.side_of)) == 3
+                else None
+            )
             for nd in path:
                 r = results.get(nd.actor)
+                if r is None and solo is not None:
+                    mine = solo[world.side_of[nd.actor]]
+                    r = results[nd.actor] = mine - (sum(solo) - mine) / 2.0
                 if r is None:
                     r = results[nd.actor] = side_result(
                         world, nd.actor, hands, keys, pair_key, frozen_pair, weights, mean_rivals
