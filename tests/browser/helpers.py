@@ -102,17 +102,20 @@ def open_seeded_two_player(page: Any, url: str, seed: int) -> str:
     return str(table)
 
 
-def open_finished_hand(page: Any, server: Any) -> None:
+def open_finished_hand(page: Any, server: Any, preset: str = "two-player", lang: str = "en") -> None:
     """A one-hand pass-and-play match played to its end (``positions.finished_hand``), opened
     in ``page``."""
+    from canasta import Settings
+
     from .conftest import page_api, use_prefs
     from .positions import DRIVE, finished_hand
 
-    use_prefs(page)
-    seed, actions = finished_hand()
+    use_prefs(page, lang=lang)
+    seed, actions = finished_hand(preset)
     page.goto(server.url)
     page.wait_for_selector("#btn-start")
-    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": 2, "preset": "two-player",
+    players = Settings.preset(preset).players
+    table = page_api(page, "POST", "/api/tables", {"mode": "local", "players": players, "preset": preset,
                                                    "rules": {"target": "one_hand"}, "seed": seed})["table"]
     page.evaluate(DRIVE, [table, actions])
     page.goto(server.url + f"#table={table}")

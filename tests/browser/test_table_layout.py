@@ -58,6 +58,22 @@ def test_desktop_with_wrapped_melds_keeps_the_hand_and_actions_in_view(browser, 
     context.close()
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_three_player_match_over_fits_a_laptop_screen_without_scrolling(browser, quick_server, lang):
+    """The end of a three-player match (R14: three totals, the partnership's columns, three
+    hands left) at 1280 x 800: every button in one row, none below the fold."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    open_finished_hand(page, quick_server, "three-player", lang)
+    page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
+    dialog = page.locator("#overlay .dialog")
+    assert dialog.evaluate("d => d.scrollHeight <= d.clientHeight"), "the dialog scrolls"
+    buttons = page.eval_on_selector_all("#overlay .dialog-buttons button", "bs => bs.map(b => b.getBoundingClientRect().toJSON())")
+    assert len(buttons) == 5 and len({round(b["y"]) for b in buttons}) == 1
+    assert all(b["y"] + b["height"] <= 800 for b in buttons)
+    context.close()
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_back_to_the_scores_never_covers_a_table_button(browser, quick_server, size):
     viewport = DESKTOP if size == "desktop" else PHONE
