@@ -171,7 +171,7 @@ class HandState(TurnFacts):
         self.players = n
         self.hand_number = hand_number
         self.dealer = dealer
-        self.team_of = tuple(s % 2 for s in range(4)) if n == 4 else tuple(range(n))
+        self.team_of = tuple(settings.team_of(s) for s in range(n))
         teams = settings.team_count
         self.scores = tuple(scores) if scores is not None else (0,) * teams
         self.hands = [[] for _ in range(n)]

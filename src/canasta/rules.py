@@ -151,6 +151,12 @@ class Settings:
         """Teams keeping a cumulative score: partnerships of two with four players, else each seat."""
         return 2 if self.players == 4 else self.players
 
+    def team_of(self, seat: int) -> int:
+        """The team keeping a seat's cumulative score: with four players the partnerships
+        (R0: seats 0 and 2, 1 and 3); with two or three players each seat is its own (R14: a
+        three-player partnership lasts one hand, the totals stay each player's)."""
+        return seat % 2 if self.players == 4 else seat
+
     # ------------------------------------------------------------------ derived rules
     # Each rule below has its one home here: the engine, the bots and the server ask these.
 

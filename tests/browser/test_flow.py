@@ -306,3 +306,15 @@ def test_switching_language_fetches_the_other_on_demand(page, server):
     page.select_option("#start-lang", "en")  # both are loaded now: nothing more is fetched
     page.wait_for_selector("#btn-start >> text=Deal the cards")
     assert len(fetched) == 2
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "0 (you) – 0 – 0"), ("ja", "0（あなた） – 0 – 0")])
+def test_continue_says_which_score_is_yours(page, server, lang, words):
+    """A three-player match against the computer keeps three totals (R14): Continue marks the
+    player's own, as the server says which it is."""
+    use_prefs(page, lang=lang)
+    start_match(page, server.url, mode="computer3", target=5000)
+    wait_my_turn(page)
+    page.goto(server.url)
+    page.wait_for_selector("#resume .resume-btn")
+    assert words in page.inner_text("#resume .resume-btn small")

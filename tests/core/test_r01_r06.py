@@ -29,6 +29,11 @@ def test_r0_sides_and_teams():
     assert Game(Settings.preset("three-player"), seed=1).state.side_of == [0, 1, 2]
     v = Game(Settings.preset("classic"), seed=1).state.view(0).to_json()
     assert v["teams"] == [0, 1, 0, 1] and v["sides"] == [0, 1, 0, 1]
+    # the teams keeping the totals: the partnerships, else each seat (R14 in three-player)
+    for preset, teams in (("classic", [0, 1, 0, 1]), ("two-player", [0, 1]), ("three-player", [0, 1, 2])):
+        s = Settings.preset(preset)
+        assert [s.team_of(seat) for seat in range(s.players)] == teams
+        assert list(Game(s, seed=1).state.team_of) == teams
     assert [IS_WILD[parse_card(c)] for c in ("2C", "2H", "JK", "AS", "3C", "KH")] == [
         True, True, True, False, False, False]
     assert FACE[parse_card("3H")] == FACE[parse_card("3D")] == F_RED3

@@ -93,6 +93,10 @@ def test_create_and_read_tables(sqlite_url: str) -> None:
 
         listed = c.get("/api/tables").json()["tables"]
         assert {t["table"] for t in listed} == {created["table"], four["table"], local["table"]}
+        # which total is the player's (R0, R14): seat 0's team against the computer, none in
+        # pass-and-play (every seat is the player's)
+        teams = {t["table"]: t["team"] for t in listed}
+        assert teams == {created["table"]: 0, four["table"]: 0, local["table"]: None}
         assert c.get("/api/tables/unknown").status_code == 404
         assert c.get("/api/tables/unknown").json()["error"]["code"] == "table_not_found"
         c.cookies.clear()

@@ -54,6 +54,7 @@ def test_the_owner_replays_a_finished_match_and_nobody_else_sees_it(sqlite_url: 
         assert Game.from_record(record.json()).scores == summary["scores"]
         listed = c.get("/api/replays").json()["matches"]
         assert [m["replay"] for m in listed] == [tid]
+        assert listed[0]["team"] == 0  # the player's own total: seat 0 against the computer
         # another account, or none: no such replay (not even that the table exists)
         new_identity(c)
         for path in (f"/api/replays/{tid}", f"/api/replays/{tid}/record"):
@@ -185,6 +186,7 @@ def test_an_online_match_is_public_once_over_and_private_before(sqlite_url: str)
         # the player's list holds the match they played; the replay opens at their seat
         listed = c.get("/api/replays").json()["matches"]
         assert [m["replay"] for m in listed] == ["online-over"]
+        assert listed[0]["team"] == 1  # the account sat at seat 1 of two: the second total
         body = c.get("/api/replays/online-over").json()
         assert body["seat"] == 1 and body["replay"]["own_seat"] == 1
         for _ in range(2):

@@ -34,13 +34,13 @@ from .app import ApiError
 from .config import MAX_RECORD_BYTES, ServerConfig
 from .db import AccountRow, Store, TableLogRow, TableRow
 from .limits import KeyedLimiter
+from .progress import OFFLINE_MODES, own_team
 from .security import client_address, number
 from .tables import Tables
 
 __all__ = ["OFFLINE_MODES", "replay_router"]
 
-#: modes whose replays are private to the table's owner
-OFFLINE_MODES = ("computer", "local")
+# OFFLINE_MODES (from .progress): modes whose replays are private to the table's owner
 #: an imported record may hold at most this many actions and hands (a long classic match
 #: has fewer than 2,000 actions)
 MAX_IMPORT_ACTIONS = 20_000
@@ -212,7 +212,7 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
         out: list[dict[str, Any]] = []
         for r in rows:
             if r.status == "match_over":
-                out.append(_listed(r.id, None, r.mode, r.record, r.updated_at.isoformat()))
+                out.append(_listed(r.id, None, r.mode, r.record, r.updated_at.isoformat(), None))
         ids = [r.id for r in rows][:500]
         modes = {r.id: r.mode for r in rows}
         async with store.sessions() as s:
@@ -226,7 +226,7 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
                 for table_id, seq, entry, at in (await s.execute(q)).all():
                     finished = entry.get("finished") if isinstance(entry, dict) else None
                     if isinstance(finished, dict):
-                        out.append(_listed(table_id, seq, modes[table_id], finished, at.isoformat()))
+                        out.append(_listed(table_id, seq, modes[table_id], finished, at.isoformat(), None))
             # online matches the account played (online tables have no owner: their players are
             # in the options; a participants table would index this, the scan is bounded)
             q2 = (
@@ -236,7 +236,7 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
                 .limit(ONLINE_SCAN)
             )
             played = {
-                table_id: at
+                table_id: (at, _accounts(options).index(account.id))
                 for table_id, options, at in (await s.execute(q2)).all()
                 if account.id in _accounts(options)
             }
@@ -245,7 +245,8 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
                     TableRow.id.in_(list(played)[:RECENT])
                 )
                 for table_id, mode, record in (await s.execute(q3)).all():
-                    out.append(_listed(table_id, None, mode, record, played[table_id].isoformat()))
+                    at, seat = played[table_id]
+                    out.append(_listed(table_id, None, mode, record, at.isoformat(), seat))
         out.sort(key=lambda x: x["finished_at"], reverse=True)
         return {"matches": out[:RECENT]}
 
@@ -302,9 +303,15 @@ def _accounts(options: dict[str, Any]) -> list[str | None]:
     return list(accounts) if isinstance(accounts, list) else []
 
 
-def _listed(table_id: str, match: int | None, mode: str, record: dict[str, Any], at: str) -> dict[str, Any]:
+def _listed(
+    table_id: str, match: int | None, mode: str, record: dict[str, Any], at: str, seat: int | None
+) -> dict[str, Any]:
+    """A finished match in the account's list; ``seat`` is the account's at an online table
+    (offline: seat 0 against the computer, every seat in pass-and-play)."""
     settings = record.get("settings") or {}
     hands = record.get("hands") or []
+    if mode in OFFLINE_MODES:
+        seat = 0 if mode == "computer" else None
     return {
         "replay": table_id if match is None else f"{table_id}/{match}",
         "table": table_id,
@@ -314,6 +321,8 @@ def _listed(table_id: str, match: int | None, mode: str, record: dict[str, Any],
         "players": settings.get("players"),
         "scores": record.get("scores"),
         "winners": record.get("winners"),
+        # which of the scores is the account's (None: pass-and-play, every seat was theirs)
+        "team": own_team(settings, seat),
         "hands": len(hands),
         "finished_at": at,
     }

@@ -4,7 +4,7 @@ import { t, raw, languages, loadPages, pagesLoaded } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { cardEl } from "./cards.js";
-import { recentMatches } from "./replay-links.js";
+import { recentMatches, scoreLine } from "./replay-links.js";
 import { h } from "./dom.js";
 
 
@@ -259,7 +259,7 @@ async function fillResume(list, ctl, section) {
     if (settings.preset) parts.push(t(`presets.${settings.preset}`));
     if (tb.mode) parts.push(t(`start.mode_${tb.mode}`));
     if (tb.hand_number) parts.push(t("start.hand_n", { n: tb.hand_number }));
-    if (Array.isArray(tb.scores)) parts.push(tb.scores.join(" – "));
+    if (Array.isArray(tb.scores)) parts.push(scoreLine(tb.scores, tb.team));
     const b = h("button", "btn resume-btn" + (k === 0 ? " primary" : ""));
     b.type = "button";
     b.dataset.table = id;

@@ -41,7 +41,7 @@ export function recentMatches(ctl) {
     if (!matches.length) list.append(h("li", "muted", t("replay.none")));
     for (const m of matches.slice(0, 10)) {
       const li = h("li");
-      const parts = [m.preset ? t(`presets.${m.preset}`) : "", (m.scores || []).join(" – "), new Date(m.finished_at).toLocaleDateString(language())];
+      const parts = [m.preset ? t(`presets.${m.preset}`) : "", scoreLine(m.scores, m.team), new Date(m.finished_at).toLocaleDateString(language())];
       const b = h("button", "btn small ghost", `${t("replay.watch")} · ${parts.filter(Boolean).join(" · ")}`);
       b.type = "button";
       b.dataset.replay = m.replay;
@@ -58,8 +58,12 @@ export function recentMatches(ctl) {
   return box;
 }
 
-/** Go to a replay's page (its address can be shared); "" is the page to open a record file. */
-
+/** A match's totals, "1200 (you) – 800 – 500": ``team`` is the index of the player's own
+ * total as the server says (null: pass-and-play, where every total is the player's). */
+export function scoreLine(scores, team) {
+  if (!Array.isArray(scores)) return "";
+  return scores.map((n, i) => (i === team ? t("start.score_yours", { n }) : String(n))).join(" – ");
+}
 
 /** Go to a replay's page (its address can be shared); "" is the page to open a record file. */
 function goTo(ctl, ref) {
