@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(PHASES),
         help="phases Expert searches (draw, play, ask, play-two-sides: the play phase while"
         " two sides are left, with three players once a partnership has formed, or play-late:"
-        " the play phase while the stock holds at most search.LATE_STOCK cards)",
+        " the play phase while the stock holds at most search.LATE_STOCK cards, or play-alone:"
+        " before that, while all three play alone, judged by the all-alone leaf)",
     )
     p.add_argument(
         "--option", action="append", default=[], help="an ExpertPlayer setting, name=value"

@@ -338,7 +338,7 @@ def test_expert_credits_frozen_pairs_by_default() -> None:
     assert ExpertPlayer(1, frozen_pair=0.0).frozen_pair == 0.0
 
 
-def test_r14_three_player_expert_searches_the_draw_and_every_play() -> None:
+def test_r14_three_player_expert_searches_the_draw_and_the_play() -> None:
     """With three players Expert searches the draw (take the pile or not, R8) and the play
     phase: while all three play alone and the stock holds more than LATE_STOCK cards
     (PLAY_ALONE) only where the all-alone leaf was fitted for the rules (the three-player
@@ -843,10 +843,13 @@ def test_alone_fit_ranks_options_within_each_decision() -> None:
     assert n > 0 and data["X"].shape == (n, 3, len(ALONE_FEATURES)) and data["Y"].shape == (n, 3)
     # the brancher is one of the three seats; the guide's own first choice is among the options
     assert set(data["B"].tolist()) <= {0, 1, 2} and data["O"].min() == 0
-    mine, others = alone_fit.against_others(data)
+    x, y = alone_fit.against_others(data)
     b = data["B"][0]
-    assert others[0] == pytest.approx(data["Y"][0, b] - (data["Y"][0].sum() - data["Y"][0, b]) / 2)
-    assert mine.shape == (n, len(ALONE_FEATURES))
+    assert y[0] == pytest.approx(data["Y"][0, b] - (data["Y"][0].sum() - data["Y"][0, b]) / 2)
+    assert x.shape == (n, len(ALONE_FEATURES))
+    fitted = alone_fit.fit(data, 1e-3)
+    assert fitted["samples"] == n and len(fitted["weights"]) == len(ALONE_FEATURES)
+    assert -1.0 <= fitted["held_out_corr_fitted"] <= 1.0
 
 
 def test_r7_r14_the_guide_does_not_freeze_the_pile_while_three_play_alone() -> None:
@@ -918,12 +921,12 @@ def test_r8_r10_r14_alone_features_read_an_explicit_position() -> None:
     assert (f["melds"], f["melds_of_five_up"], f["longest_meld"]) == (1, 1, 5)
     assert f["wilds"] == 1 and f["cards_squared"] == 49
     assert f["nearness_to_out"] == pytest.approx(1 / 8) and f["nearness_to_out_if_met"] == 0
-    # the rival that can go out holds two cards: the seat's 80 points are at risk by 1/3
+    # the rival that can go out holds two cards: the seat's 70 points are at risk by 1/3
     assert f["held_by_nearest_rival_out"] == pytest.approx((20 + 30 + 10 + 10) / 3)
     assert f["cards_if_a_rival_met"] == 7
     assert f["pile_takable_late"] == pytest.approx(worth * 0.5)
     g = dict(zip(ALONE_FEATURES, alone_features(st, nxt), strict=True))
-    # the next player holds no eight pair and has not opened: the pile is not takable for it
+    # the next player holds no pair of fives and has not opened: the pile is not takable for it
     assert (g["pile_key"], g["pile_takable"], g["pile_if_next"]) == (0.0, 0.0, worth)
     assert g["melds"] == 0 and g["cards_if_a_rival_met"] == 3
     h = dict(zip(ALONE_FEATURES, alone_features(st, last), strict=True))
@@ -981,7 +984,12 @@ def test_r14_expert_judges_all_alone_plays_by_the_alone_leaf(monkeypatch: pytest
         return calls
 
     assert all(leaves(st) > 0 for st in alone)
-    assert all(leaves(st, fitted=False) == 0 for st in alone)
+    # without the fitted leaves these plays are the guide's choice again (no search at all)
+    for st in alone:
+        calls = 0
+        expert = ExpertPlayer(1, iterations=30, time_budget=None, fitted=False)
+        assert st.check(expert.choose(st.view(st.turn))) is None
+        assert expert.last_iterations == 0 and calls == 0
     draws = [st for st in _decisions("three-player", 20, 4) if st.phase == "draw"][:2]
     assert draws and all(leaves(st) == 0 for st in draws)
     assert all(leaves(st) == 0 for st in _partnered_plays(2))

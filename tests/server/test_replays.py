@@ -158,24 +158,51 @@ def test_a_new_match_keeps_the_finished_one_replayable(sqlite_url: str) -> None:
         assert c.get(f"/api/replays/{tid}", params={"match": listed[0]["match"]}).status_code == 404
 
 
-def _online_table(c: Client, tid: str, *, over: bool, players: list[tuple[str, str]]) -> None:
+def _online_table(
+    c: Client, tid: str, *, over: bool, players: list[tuple[str, str]], preset: str = "two-player-quick"
+) -> None:
     """An online table stored as the online server stores it, played by computer players."""
     store = c.app.state.store  # type: ignore[attr-defined]
     table = Table.create_online(
         table_id=tid,
-        settings=Settings.preset("two-player-quick", target="one_hand"),
+        settings=Settings.preset(preset, target="one_hand"),
         players=list(players),  # type: ignore[arg-type]
         store=store,
         public=True,
     )
     assert isinstance(table.game, FairGame)
     game = table.game
-    players = [make_player("beginner", seed=s) for s in range(2)]
+    players = [make_player("beginner", seed=s) for s in range(game.settings.players)]
     while not game.state.is_over:
         if not over and len(game.hands[-1].actions) > 10:
             break
         game.apply(players[game.state.turn].choose(game.state.view(game.state.turn)))
     c.portal.call(store.save_table, table.row_values())  # type: ignore[union-attr]
+
+
+def test_the_list_names_the_total_of_the_seat_the_account_played(sqlite_url: str) -> None:
+    """R0: four players keep two totals, seats 0 and 2 the first, 1 and 3 the second: an account
+    at seat 3 of an online classic match finds its total second, not fourth."""
+    with client(sqlite_url) as c:
+        me = c.account
+        seats = [("a", "A"), ("b", "B"), ("d", "D"), (me, "Me")]
+        _online_table(c, "online-four", over=True, players=seats, preset="classic")
+        (listed,) = c.get("/api/replays").json()["matches"]
+        assert listed["team"] == 1 and len(listed["scores"]) == 2
+
+
+def test_own_team_reads_only_what_it_can() -> None:
+    """The player's total from stored settings: by the core's teams (R0, R14); None for
+    pass-and-play (no one seat), settings that do not read, or a seat the rules do not have."""
+    from canasta.server.players import OWNER_SEAT, own_team, owner_seat
+
+    assert owner_seat("computer") == OWNER_SEAT == 0 and owner_seat("local") is None
+    assert own_team({"preset": "three-player"}, 2) == 2
+    assert own_team({"preset": "classic"}, 3) == 1 and own_team("classic", 2) == 0
+    assert own_team({"preset": "two-player"}, None) is None
+    for bad in (None, 5, [], "no-such-preset", {"preset": "classic", "players": "x"}):
+        assert own_team(bad, 0) is None
+    assert own_team({"preset": "three-player"}, 3) is None and own_team("classic", -1) is None
 
 
 def test_an_online_match_is_public_once_over_and_private_before(sqlite_url: str) -> None:

@@ -6,7 +6,7 @@ cards publicly known to be held, the stock size).  A bot builds such a state fro
 :class:`canasta.Resampler`; the hidden cards the sample invents are never read here, so a
 decision cannot depend on them.  The exceptions read every hand of a side, and serve Expert's
 search, which judges whole sampled worlds: :func:`hand_worth`, :func:`side_potential` with
-``hands`` and :func:`side_features`.
+``hands``, :func:`side_features` and :func:`alone_features`.
 
 The pieces: card values and keep values, meld progress and canasta chances, the pile's value,
 the danger of a discard, the risk of being caught with cards in hand, and a static estimate of
@@ -506,8 +506,12 @@ def alone_features(st: State, side: int) -> list[float]:
     key to a frozen pile, or a meld or wild to take an unfrozen one, R8) and whether it is the
     next to draw; its pairs against the pile's size and value; how near it is to going out and
     how near each rival that can go out is (their cards held against the nearest); the sizes
-    and number of its melds; and stage interactions.  ``bench/alone_fit.py`` fits the weights
+    and number of its melds (``longest_meld``: of those not yet canastas); and stage
+    interactions.  ``bench/alone_fit.py`` fits the weights
     (:data:`canasta.bots.search.ALONE_LEAF_WEIGHTS`) to rank options by how whole hands end.
+    ``pile_takable`` is a feature, not the rule: it does not ask the core about a stop card on
+    top or the last-card cases (R8), as :func:`take_probability` does not; the weights were
+    fitted to it as it is.
     """
     f = side_features(st, side)
     seat = st.side_of.index(side)

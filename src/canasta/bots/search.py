@@ -108,10 +108,10 @@ def searched(view: SeatView, phases: frozenset[str]) -> bool:
         return True
     if PLAY_LATE in phases and view.stock_size <= LATE_STOCK:
         return True
-    return PLAY_ALONE in phases and alone_play(view)
+    return PLAY_ALONE in phases and is_alone_play(view)
 
 
-def alone_play(view: SeatView) -> bool:
+def is_alone_play(view: SeatView) -> bool:
     """A play decision while all three play alone (R14), the stock over :data:`LATE_STOCK`
     cards, at a table the all-alone leaf was fitted for (:func:`alone_leaf_weights`)."""
     return (
@@ -160,10 +160,10 @@ def leaf_weights(settings: Settings) -> tuple[float, ...] | None:
 
 #: the weights of :func:`canasta.bots.evaluate.alone_features` in the all-alone leaf, which
 #: judges the rollouts of :data:`PLAY_ALONE` decisions that end with all three still alone:
-#: from ``python bench/alone_data.py --hands 5000 --seed 2 --p 0.04 --k 4`` and
-#: ``python bench/alone_fit.py`` (ridge regression within each decision, so that it ranks the
-#: options by how whole hands end rather than judging the deal).  Each weight means something
-#: only with the others: several features are equal for a side of one player
+#: from ``python bench/alone_fit.py --hands 5000 --seed 2 --p 0.04 --k 4`` (ridge regression
+#: within each decision, so that it ranks the options by how whole hands end rather than
+#: judging the deal).  Each weight means something only with the others: several features are
+#: equal for a side of one player, and ``pile_size``, the same for all three, cancels (0.0)
 ALONE_LEAF_WEIGHTS: tuple[float, ...] = (
         0.284218, -0.255896, 0.428094, -0.0577206, -1.38447, 3.55638, 0.539495, 0.276922,
         0.0155579, -23.1044, 140.557, -116.733, 55.1516, -28.9801, 3.1447, 0.0261112, -0.016355,
@@ -198,11 +198,16 @@ def alone_scores(state: State, weights: tuple[float, ...]) -> list[float]:
     ]
 
 
-def alone_result(state: State, seat: int, weights: tuple[float, ...]) -> float:
-    """The all-alone leaf: the seat's worth minus the mean of the other two players' worth."""
-    scores = alone_scores(state, weights)
-    mine = scores[state.side_of[seat]]
+def alone_against(scores: list[float], side: int) -> float:
+    """A side's worth (of :func:`alone_scores`) minus the mean of the other two sides' worth:
+    as a three-player match score counts each rival (the leaf was fitted to this difference)."""
+    mine = scores[side]
     return mine - (sum(scores) - mine) / 2.0
+
+
+def alone_result(state: State, seat: int, weights: tuple[float, ...]) -> float:
+    """The all-alone leaf for a seat, as the search judges a rollout that ends all alone."""
+    return alone_against(alone_scores(state, weights), state.side_of[seat])
 
 
 def pair_evidence(memory: Memory, seat: int, players: int) -> list[tuple[int, int, float]]:
@@ -421,7 +426,8 @@ class ExpertPlayer:
     frozen_pair: float = FROZEN_PAIR
     #: judge a rollout cut short by the fitted linear leaves (:data:`LEAF_WEIGHTS`,
     #: :data:`ALONE_LEAF_WEIGHTS`) where they have weights (False: the hand-made evaluation
-    #: above everywhere, also in the :data:`PLAY_ALONE` decisions searched for that leaf)
+    #: above everywhere, and the :data:`PLAY_ALONE` decisions, searched for their leaf, are the
+    #: guide's choice again)
     fitted: bool = True
     #: judge a side against the mean of the other players' totals, not the best other side: with
     #: three players (R14) a player gains by beating either rival, as the three-player match
@@ -457,6 +463,8 @@ class ExpertPlayer:
         rng = decision_rng(self.seed, view)
         memory = Memory.from_history(view.history, view.players)
         phases = self.phases if self.phases is not None else SEARCHED_PHASES[view.players]
+        if not self.fitted:  # searched without its leaf, the all-alone play measured worse
+            phases = phases - {PLAY_ALONE}
         if not searched(view, phases):  # the guide's choice, as a player of its style makes it
             own = own_state(view)
             return safe(view, own, self.guide.choose(own, rng, memory))
@@ -469,7 +477,8 @@ class ExpertPlayer:
             return options[0]
         seat = view.seat or 0
         evidence = pair_evidence(memory, seat, view.players) if self.evidence else []
-        alone = alone_leaf_weights(view.settings) if self.fitted and alone_play(view) else None
+        alone_root = PLAY_ALONE in phases and is_alone_play(view)
+        alone = alone_leaf_weights(view.settings) if alone_root else None
         best = self.search(sampler, seat, options, rng, evidence=evidence, alone=alone)
         return safe(view, state, best)
 
@@ -498,7 +507,8 @@ class ExpertPlayer:
 
         ``evidence`` (from :func:`pair_evidence`) shapes every sampled world.  With ``alone``
         (:data:`ALONE_LEAF_WEIGHTS`), a rollout that ends with all three still playing alone
-        is judged by the all-alone leaf (:func:`alone_result`).
+        is judged by the all-alone leaf (:func:`alone_result`, always against the rivals'
+        mean); one that ends after a partnership formed, or at the hand's end, as any other.
         """
         root = _Node(seat)
         for a in options:
@@ -580,8 +590,7 @@ class ExpertPlayer:
             for nd in path:
                 r = results.get(nd.actor)
                 if r is None and solo is not None:
-                    mine = solo[world.side_of[nd.actor]]
-                    r = results[nd.actor] = mine - (sum(solo) - mine) / 2.0
+                    r = results[nd.actor] = alone_against(solo, world.side_of[nd.actor])
                 if r is None:
                     r = results[nd.actor] = side_result(
                         world, nd.actor, hands, keys, pair_key, frozen_pair, weights, mean_rivals

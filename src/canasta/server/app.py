@@ -36,14 +36,8 @@ from .forwarding import Forwarding
 from .limits import Counter, KeyedLimiter
 from .lobby import Lobby
 from .metrics import CONTENT_TYPE_LATEST
-from .players import LEVELS
-from .progress import (
-    break_streak,
-    own_team,
-    set_aside,
-    set_aside_unfinished,
-    unfinished_computer_match,
-)
+from .players import LEVELS, own_team, owner_seat
+from .progress import break_streak, set_aside, set_aside_unfinished, unfinished_computer_match
 from .protocol import error_message
 from .security import SecurityMiddleware, client_address, is_loopback
 from .sockets import read_frames, run_socket
@@ -565,8 +559,7 @@ def create_app(
                     "status": r.status,
                     "settings": r.record.get("settings"),
                     "scores": r.record.get("scores"),
-                    # which of the scores is the player's: against the computer, seat 0's
-                    "team": own_team(r.record.get("settings"), 0 if r.mode == "computer" else None),
+                    "team": own_team(r.record.get("settings"), owner_seat(r.mode)),
                     "hand_number": len(r.record.get("hands", [])),
                     "updated_at": r.updated_at.isoformat(),
                 }

@@ -7,10 +7,33 @@ from typing import Any, Protocol
 
 from ..actions import Action
 from ..bots import DIFFICULTIES, make_player, seat_levels
+from ..errors import CanastaError
+from ..rules import Settings
 from ..view import SeatView
 
 #: the difficulties a person may choose: the bots' own list
 LEVELS = DIFFICULTIES
+#: the seat a table's owner plays against the computer (the computer plays the others)
+OWNER_SEAT = 0
+
+
+def owner_seat(mode: str) -> int | None:
+    """The one seat a table's owner plays offline: :data:`OWNER_SEAT` against the computer;
+    None in pass-and-play, where the owner plays every seat."""
+    return OWNER_SEAT if mode == "computer" else None
+
+
+def own_team(settings: Any, seat: int | None) -> int | None:
+    """The index in a match's scores of the total that is the player's, who played ``seat``
+    under these settings (their JSON), by the core's teams (:meth:`Settings.team_of`); None
+    for no one seat (pass-and-play) or for settings or a seat that do not read."""
+    if seat is None:
+        return None
+    try:
+        rules = Settings.from_json(settings)
+    except (CanastaError, TypeError, ValueError):
+        return None
+    return rules.team_of(seat) if 0 <= seat < rules.players else None
 
 
 class ComputerPlayer(Protocol):

@@ -8,30 +8,14 @@ A table set aside keeps its row (its finished matches stay replayable) but carri
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import update
 
-from ..errors import CanastaError
-from ..rules import Settings
 from .db import StatsRow, Store, TableRow
+from .table import MODES
 from .tables import Tables
 
 #: the modes whose unfinished matches are "your position" (online matches belong to everyone)
-OFFLINE_MODES = ("computer", "local")
-
-
-def own_team(settings: Any, seat: int | None) -> int | None:
-    """The index in a match's scores of the total that is the player's, who played ``seat``
-    under these settings (their JSON), by the core's teams; None for no one seat (``seat``
-    None: pass-and-play plays them all) or settings that do not read."""
-    if seat is None:
-        return None
-    try:
-        rules = Settings.from_json(settings)
-    except (CanastaError, TypeError, ValueError):
-        return None
-    return rules.team_of(seat) if 0 <= seat < rules.players else None
+OFFLINE_MODES = MODES
 
 
 def set_aside(row: TableRow) -> bool:

@@ -34,13 +34,13 @@ from .app import ApiError
 from .config import MAX_RECORD_BYTES, ServerConfig
 from .db import AccountRow, Store, TableLogRow, TableRow
 from .limits import KeyedLimiter
-from .progress import OFFLINE_MODES, own_team
+from .players import OWNER_SEAT, own_team, owner_seat
+from .progress import OFFLINE_MODES
 from .security import client_address, number
 from .tables import Tables
 
-__all__ = ["OFFLINE_MODES", "replay_router"]
+__all__ = ["replay_router"]
 
-# OFFLINE_MODES (from .progress): modes whose replays are private to the table's owner
 #: an imported record may hold at most this many actions and hands (a long classic match
 #: has fewer than 2,000 actions)
 MAX_IMPORT_ACTIONS = 20_000
@@ -72,7 +72,7 @@ class _Match:
         if account is None:
             return None
         if self.mode in OFFLINE_MODES:
-            return 0 if account.id == self.profile else None
+            return OWNER_SEAT if account.id == self.profile else None
         return self.accounts.index(account.id) if account.id in self.accounts else None
 
 
@@ -212,7 +212,7 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
         out: list[dict[str, Any]] = []
         for r in rows:
             if r.status == "match_over":
-                out.append(_listed(r.id, None, r.mode, r.record, r.updated_at.isoformat(), None))
+                out.append(_listed(r.id, None, r.mode, r.record, r.updated_at.isoformat(), owner_seat(r.mode)))
         ids = [r.id for r in rows][:500]
         modes = {r.id: r.mode for r in rows}
         async with store.sessions() as s:
@@ -226,7 +226,9 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
                 for table_id, seq, entry, at in (await s.execute(q)).all():
                     finished = entry.get("finished") if isinstance(entry, dict) else None
                     if isinstance(finished, dict):
-                        out.append(_listed(table_id, seq, modes[table_id], finished, at.isoformat(), None))
+                        out.append(
+                            _listed(table_id, seq, modes[table_id], finished, at.isoformat(), owner_seat(modes[table_id]))
+                        )
             # online matches the account played (online tables have no owner: their players are
             # in the options; a participants table would index this, the scan is bounded)
             q2 = (
@@ -306,12 +308,12 @@ def _accounts(options: dict[str, Any]) -> list[str | None]:
 def _listed(
     table_id: str, match: int | None, mode: str, record: dict[str, Any], at: str, seat: int | None
 ) -> dict[str, Any]:
-    """A finished match in the account's list; ``seat`` is the account's at an online table
-    (offline: seat 0 against the computer, every seat in pass-and-play)."""
-    settings = record.get("settings") or {}
+    """A finished match in the account's list; ``seat`` is the one the account played (None:
+    every seat, in pass-and-play)."""
+    raw = record.get("settings")
+    # the record's settings: an object, or a preset's name (as Settings.from_json reads them)
+    settings = raw if isinstance(raw, dict) else {"preset": raw} if isinstance(raw, str) else {}
     hands = record.get("hands") or []
-    if mode in OFFLINE_MODES:
-        seat = 0 if mode == "computer" else None
     return {
         "replay": table_id if match is None else f"{table_id}/{match}",
         "table": table_id,
@@ -322,7 +324,7 @@ def _listed(
         "scores": record.get("scores"),
         "winners": record.get("winners"),
         # which of the scores is the account's (None: pass-and-play, every seat was theirs)
-        "team": own_team(settings, seat),
+        "team": own_team(raw, seat),
         "hands": len(hands),
         "finished_at": at,
     }

@@ -58,7 +58,7 @@ export function recentMatches(ctl) {
   return box;
 }
 
-/** A match's totals, "1200 (you) – 800 – 500": ``team`` is the index of the player's own
+/** A match's totals, "1200 (you) – 800 – 500": team is the index of the player's own
  * total as the server says (null: pass-and-play, where every total is the player's). */
 export function scoreLine(scores, team) {
   if (!Array.isArray(scores)) return "";
