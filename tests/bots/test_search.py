@@ -612,7 +612,6 @@ def test_expert_judges_by_the_fitted_leaf_where_a_preset_has_weights(
     """Expert ships with the fitted leaf (the bots README: "A fitted leaf") in classic and
     bicycle as fitted; other presets and house rules that change the game (R2) keep the
     hand-made one, and ``fitted=False`` restores it everywhere."""
-    from canasta.bots import evaluate as ev
     from canasta.bots.search import LEAF_WEIGHTS, leaf_weights
 
     assert set(LEAF_WEIGHTS) == {"classic", "bicycle"}
@@ -621,31 +620,38 @@ def test_expert_judges_by_the_fitted_leaf_where_a_preset_has_weights(
     assert leaf_weights(Settings.preset("classic", canastas_to_go_out=2)) is None
     assert leaf_weights(Settings.preset("classic", black_three="freeze")) is None
     assert leaf_weights(Settings.preset("two-player")) is None
-    calls = 0
-    features = ev.side_features
-
-    def counted(st: State, side: int) -> list[float]:
-        nonlocal calls
-        calls += 1
-        return features(st, side)
-
-    monkeypatch.setattr(ev, "side_features", counted)
+    calls = _count_calls(monkeypatch, "side_features")
 
     def leaves(preset: str, **options: object) -> int:
-        nonlocal calls
         quick = ExpertPlayer(1, iterations=5, time_budget=None, phases=options.get("phases"))
         st = next(s for s in _decisions(preset, 30, 6) if _searched(s, quick))
-        calls = 0
+        calls.clear()
         action = ExpertPlayer(1, iterations=30, time_budget=None, **options).choose(
             st.view(st.turn)
         )
         assert st.check(action) is None
-        return calls
+        return len(calls)
 
     assert leaves("classic") > 0 and leaves("bicycle") > 0
     assert leaves("classic", fitted=False) == 0
     # three-player draws: the hand-made leaf (all-alone plays have their own: see below)
     assert leaves("two-player") == 0 and leaves("three-player", phases=frozenset({"draw"})) == 0
+
+
+def _count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """Count the calls of ``canasta.bots.evaluate.<name>`` (one entry per call; clear it to
+    start again)."""
+    from canasta.bots import evaluate as ev
+
+    calls: list[int] = []
+    features = getattr(ev, name)
+
+    def counted(st: State, side: int) -> list[float]:
+        calls.append(side)
+        return features(st, side)
+
+    monkeypatch.setattr(ev, name, counted)
+    return calls
 
 
 def test_fitted_leaf_with_one_weight_is_that_features_difference() -> None:
@@ -965,31 +971,22 @@ def test_r14_expert_judges_all_alone_plays_by_the_alone_leaf(monkeypatch: pytest
             mine = worth[st.side_of[seat]]
             expected = mine - (sum(worth) - mine) / 2
             assert alone_result(st, seat, ALONE_LEAF_WEIGHTS) == pytest.approx(expected)
-    calls = 0
-    features = ev.alone_features
-
-    def counted(st: State, side: int) -> list[float]:
-        nonlocal calls
-        calls += 1
-        return features(st, side)
-
-    monkeypatch.setattr(ev, "alone_features", counted)
+    calls = _count_calls(monkeypatch, "alone_features")
 
     def leaves(st: State, **options: object) -> int:
-        nonlocal calls
-        calls = 0
+        calls.clear()
         expert = ExpertPlayer(1, iterations=30, time_budget=None, **options)
         assert st.check(expert.choose(st.view(st.turn))) is None
         assert expert.last_iterations == 30
-        return calls
+        return len(calls)
 
     assert all(leaves(st) > 0 for st in alone)
     # without the fitted leaves these plays are the guide's choice again (no search at all)
     for st in alone:
-        calls = 0
+        calls.clear()
         expert = ExpertPlayer(1, iterations=30, time_budget=None, fitted=False)
         assert st.check(expert.choose(st.view(st.turn))) is None
-        assert expert.last_iterations == 0 and calls == 0
+        assert expert.last_iterations == 0 and not calls
     draws = [st for st in _decisions("three-player", 20, 4) if st.phase == "draw"][:2]
     assert draws and all(leaves(st) == 0 for st in draws)
     assert all(leaves(st) == 0 for st in _partnered_plays(2))
