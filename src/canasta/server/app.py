@@ -219,6 +219,8 @@ def _row_summary(row: TableRow) -> dict[str, Any]:
     every finished hand, which is all the summary's match part shows."""
     record = row.record
     hands = record.get("hands") or []
+    winners = record.get("winners") or []
+    over = bool(record.get("over"))
     return {
         "table": row.id,
         "mode": row.mode,
@@ -230,9 +232,10 @@ def _row_summary(row: TableRow) -> dict[str, Any]:
             "scores": record.get("scores"),
             "target": (record.get("settings") or {}).get("target"),
             "hand_number": hands[-1]["number"] if hands else 0,
-            "over": bool(record.get("over")),
-            "winners": record.get("winners") or [],
-            "won": match_won(record.get("winners") or [] if record.get("over") else [], len(record.get("scores") or [])),
+            "over": over,
+            "winners": winners,
+            # as Game.won: nobody has won a match that is not over
+            "won": match_won(winners if over else [], len(record.get("scores") or [])),
             "hands": [
                 {"number": h["number"], "dealer": h["dealer"], "result": h["result"]}
                 for h in hands
