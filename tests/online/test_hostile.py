@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from canasta.server.conn import CLOSE_TRY_AGAIN, Conn
+from canasta.server.lobby import SOCKETS_PER_SESSION, Lobby
 from tests.online.support import (
     ONLINE_CONFIG,
     Socket,
@@ -168,3 +171,52 @@ def test_lobby_socket_origin_and_session(db_url: str) -> None:
             "/ws/lobby", headers={"cookie": "canasta_session=" + "x" * 40}
         ) as ws:
             assert ws.receive_json()["code"] == "no_session"
+
+
+def test_the_lobby_refuses_a_message_nested_past_the_limit(db_url: str) -> None:
+    """A field nested 1,000 levels deep is a bad message, not an internal error (the lobby
+    once printed it into its 'unknown type' answer, which Python's repr cannot do)."""
+    with online_client(db_url) as c, browsers(c, 1) as (a,):
+        a.open_lobby()
+        lobby = a.lobby
+        assert lobby is not None
+        for levels in (1_000, 32):
+            lobby.send_text('{"type": ' + "[" * levels + '"x"' + "]" * levels + "}")
+            answer = a.until(lobby, lambda m: m["type"] == "error")
+            assert answer["code"] == "bad_message", answer
+        lobby.send_text('{"type": ' + "[" * 31 + '"x"' + "]" * 31 + "}")
+        assert a.until(lobby, lambda m: m["type"] == "error")["code"] == "unknown_type"
+        assert a.lobby_ask(type="sync")["type"] == "lobby"
+
+
+def test_lobby_sockets_opened_at_once_are_counted_as_they_join(db_url: str) -> None:
+    """docs/protocol.md: 8 lobby sockets per session. Handshakes that all arrive while other
+    players' requests hold the lobby were once all let in (each counted the sockets before
+    waiting its turn); the lobby now counts as it adds a socket."""
+    with online_client(db_url) as c, browsers(c, 1) as (a,):
+        lobby: Lobby = c.app.state.lobby  # type: ignore[attr-defined]
+        config = c.app.state.config  # type: ignore[attr-defined]
+
+        async def at_once() -> list[bool]:
+            conns = [Conn.with_limits(config, account=a.account["id"], owner=True) for _ in range(12)]
+            async with lobby.lock:  # the lobby busy with someone else's request
+                joins = [asyncio.ensure_future(lobby.join(conn, "A")) for conn in conns]
+                await asyncio.sleep(0.01)
+            joined = list(await asyncio.gather(*joins))
+            for conn, ok in zip(conns, joined, strict=True):
+                if ok:
+                    await lobby.leave(conn)
+            return joined
+
+        assert c.portal is not None
+        joined = c.portal.call(at_once)
+        assert joined.count(True) == SOCKETS_PER_SESSION and joined.count(False) == 12 - SOCKETS_PER_SESSION
+        # the sockets of the page itself are counted the same way
+        sockets = [a.socket("/ws/lobby") for _ in range(SOCKETS_PER_SESSION)]
+        for ws in sockets:
+            assert a.until(ws, lambda m: True)["type"] == "lobby"
+        ninth = a.socket("/ws/lobby")
+        assert ninth.receive_json()["code"] == "too_many_sockets"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ninth.receive_json()
+        assert closed.value.code == CLOSE_TRY_AGAIN

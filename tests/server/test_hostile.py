@@ -12,6 +12,10 @@ from canasta.server.table import Table
 from .support import client, create_table, my_turn, receive, receive_until, send
 
 
+def _nested(levels: int) -> str:
+    """JSON text of a string inside ``levels`` nested lists."""
+    return "[" * levels + '"x"' + "]" * levels
+
 def test_hostile_messages_get_coded_errors_and_the_table_survives(sqlite_url: str) -> None:
     with client(sqlite_url) as c:
         tid = create_table(c, mode="computer", preset="two-player", seed=11)
@@ -88,6 +92,27 @@ def test_hostile_messages_get_coded_errors_and_the_table_survives(sqlite_url: st
                 ),
                 ('{"type": "action", "version": NaN, "action": {"type": "draw"}}', "bad_message"),
                 ('{"type": "sync", "request": 1e999}', "bad_message"),
+                # nested past 32 levels, where an error would print the value (1,000 levels
+                # once reached Python's repr limit there: internal_error and a traceback)
+                ('{"type": ' + _nested(1_000) + "}", "bad_message"),
+                ('{"type": ' + _nested(32) + "}", "bad_message"),
+                (f'{{"type": "undo", "version": {v}, "seat": ' + _nested(1_000) + "}", "bad_message"),
+                (
+                    f'{{"type": "action", "version": {v}, "action": {{"type": ' + _nested(1_000) + "}}",
+                    "bad_message",
+                ),
+                (
+                    f'{{"type": "validate", "version": {v}, "action": {{"type": "discard", "card": '
+                    + _nested(1_000) + "}}",
+                    "bad_message",
+                ),
+                (
+                    f'{{"type": "validate", "version": {v}, "action": {{"type": "meld", "groups": '
+                    '[{"rank": ' + _nested(990) + ', "cards": []}]}}',
+                    "bad_message",
+                ),
+                # 32 levels in all is within the limit: the field's own error
+                ('{"type": ' + _nested(31) + "}", "unknown_type"),
             ]
             for raw, code in cases:
                 if isinstance(raw, bytes):

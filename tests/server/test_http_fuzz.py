@@ -785,6 +785,12 @@ def test_deep_json_bodies_are_bad_requests(
                      nested(2_500, "object", True), nested(3_000, "mixed", True)):  # fmt: skip
             assert len(body) <= 16 * 1024
             assert_error(c.post(path, content=body, headers=JSON_TYPE), 400, "bad_request")
+        # within the parser's own limit, past the protocol's 32 levels (values that deep once
+        # reached error messages that print them)
+        for depth in (34, 900):
+            r = c.post(path, content=nested(depth, "mixed", True), headers=JSON_TYPE)
+            assert_error(r, 400, "bad_request")
+            assert "at most 32 levels" in r.json()["error"]["message"]
     # past the body limit, the parser refuses documents 10,000 and 100,000 deep as well
     monkeypatch.setattr("canasta.server.app.MAX_BODY_BYTES", 4 * 1024 * 1024)
     with fuzz_client(db_url) as c:

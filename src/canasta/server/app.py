@@ -38,7 +38,7 @@ from .lobby import Lobby
 from .metrics import CONTENT_TYPE_LATEST
 from .players import LEVELS, own_team, owner_seat
 from .progress import break_streak, set_aside, set_aside_unfinished, unfinished_computer_match
-from .protocol import error_message
+from .protocol import MAX_NESTING, error_message, nested_too_deep
 from .security import SecurityMiddleware, client_address, is_loopback
 from .sockets import read_frames, run_socket
 from .table import MODES, Table
@@ -154,12 +154,15 @@ async def _json_body(request: Request) -> dict[str, Any]:
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if content_type != "application/json":
         raise ApiError(415, "unsupported_media_type", "send the body as application/json")
+    raw = await request.body()
     try:
-        body = json.loads(await request.body())
+        body = json.loads(raw)
     except (ValueError, RecursionError, UnicodeDecodeError) as e:
         raise ApiError(400, "bad_request", "the body must be a JSON object") from e
     if not isinstance(body, dict):
         raise ApiError(400, "bad_request", "the body must be a JSON object")
+    if nested_too_deep(body, raw):
+        raise ApiError(400, "bad_request", f"the body may nest at most {MAX_NESTING} levels")
     _clean_text(body)
     return body
 
@@ -712,6 +715,12 @@ def create_app(
     async def lobby_socket(websocket: WebSocket) -> None:
         await _counted(websocket, _serve_lobby(websocket))
 
+    async def _too_many_lobby_tabs(websocket: WebSocket) -> None:
+        await websocket.send_text(
+            json.dumps(error_message("too_many_sockets", "too many lobby tabs are open"))
+        )
+        await websocket.close(code=CLOSE_TRY_AGAIN)
+
     async def _serve_lobby(websocket: WebSocket) -> None:
         await websocket.accept()
         try:
@@ -728,11 +737,8 @@ def create_app(
             return
         cookie = websocket.cookies.get(SESSION_COOKIE)
         session = token_hash(str(cookie))
-        if not lobby.has_room_for(account.id):
-            await websocket.send_text(
-                json.dumps(error_message("too_many_sockets", "too many lobby tabs are open"))
-            )
-            await websocket.close(code=CLOSE_TRY_AGAIN)
+        if not lobby.has_room_for(account.id):  # counted again as it joins (Lobby.join)
+            await _too_many_lobby_tabs(websocket)
             return
         if forwarding is not None and not cluster.owns("lobby"):
             leader = await cluster.owner("lobby")
@@ -749,7 +755,9 @@ def create_app(
             return
         conn = Conn.with_limits(config, account=account.id, owner=True)
         conn.session = session
-        await lobby.join(conn, display_name(account))
+        if not await lobby.join(conn, display_name(account)):
+            await _too_many_lobby_tabs(websocket)
+            return
         live_sessions.add(conn)
         await still_live(conn, cookie)
 

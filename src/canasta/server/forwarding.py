@@ -125,7 +125,10 @@ class Forwarding:
                 if account is None:
                     return
                 rc = self._remote_conn(node, conn_id, account, True)
-                await self.lobby.join(rc, str(message.get("name") or "Guest"))
+                if not await self.lobby.join(rc, str(message.get("name") or "Guest")):
+                    rc.send(error_message("too_many_sockets", "too many lobby tabs are open"))
+                    rc.close()
+                    return
             else:
                 table = self.tables.peek(resource.removeprefix("table:"))
                 if table is None:

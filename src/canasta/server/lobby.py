@@ -199,16 +199,22 @@ class Lobby:
     def has_room_for(self, account: str) -> bool:
         return len(self.conns.get(account, ())) < SOCKETS_PER_SESSION
 
-    async def join(self, conn: Conn, name: str) -> None:
+    async def join(self, conn: Conn, name: str) -> bool:
+        """Add a lobby socket, and send it the lobby; False (nothing added) when its account
+        has :data:`SOCKETS_PER_SESSION` already. Counted under the lock: sockets opened at once
+        cannot all pass the count before any of them is added."""
         assert conn.account is not None
         account = conn.account
         async with self.lock:
+            if not self.has_room_for(account):
+                return False
             self.conns.setdefault(account, set()).add(conn)
             self.names[account] = name
             handle = self._grace.pop(account, None)
             if handle is not None:
                 handle.cancel()
             conn.send(self._snapshot(account))
+        return True
 
     async def leave(self, conn: Conn) -> None:
         assert conn.account is not None

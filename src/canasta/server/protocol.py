@@ -13,6 +13,33 @@ from .encoding import loads
 #: naming every card of a long hand, is a few KiB
 MAX_MESSAGE_BYTES = 16 * 1024
 MAX_DELAY_MS = 10_000
+#: the deepest a client's JSON may nest (the protocol's own messages nest five levels at most):
+#: deeper values would reach error messages that print them, which Python's repr cannot do
+#: past about a thousand levels
+MAX_NESTING = 32
+
+
+def nested_too_deep(value: Any, text: str | bytes | None = None) -> bool:
+    """Whether ``value`` (parsed JSON; the top level is depth 1) nests past
+    :data:`MAX_NESTING`. With its ``text``, a value that cannot (it has no more brackets than
+    that) is answered without walking it."""
+    if text is not None:
+        if isinstance(text, bytes):
+            brackets = text.count(b"[") + text.count(b"{")
+        else:
+            brackets = text.count("[") + text.count("{")
+        if brackets <= MAX_NESTING:
+            return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= MAX_NESTING:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 class TableError(Exception):
@@ -63,7 +90,7 @@ def error_message(
 def parse_message(raw: str | bytes) -> dict[str, Any]:
     """A client's message: a JSON object, or ``bad_message``. Parsed by orjson, which refuses
     what no reply could echo faithfully: an unpaired surrogate (``"\\ud800"``), NaN and the
-    infinities, nesting past 1,024 levels."""
+    infinities; nesting past :data:`MAX_NESTING` levels is refused here."""
     try:
         if isinstance(raw, bytes) and (encoding := json.detect_encoding(raw)) != "utf-8":
             raw = raw.decode(encoding)  # a binary frame in UTF-16 or 32, or with a BOM
@@ -72,6 +99,8 @@ def parse_message(raw: str | bytes) -> dict[str, Any]:
         raise TableError("bad_message", "a message must be a JSON object") from e
     if not isinstance(msg, dict):
         raise TableError("bad_message", "a message must be a JSON object")
+    if nested_too_deep(msg, raw):
+        raise TableError("bad_message", f"a message may nest at most {MAX_NESTING} levels")
     return msg
 
 
