@@ -4,6 +4,7 @@ limits, and deletion of an account's personal data."""
 from __future__ import annotations
 
 import dataclasses
+import random
 from typing import Any
 
 from sqlalchemy import select
@@ -11,7 +12,8 @@ from starlette.testclient import TestClient
 
 from canasta.server import create_app
 from canasta.server.db import AccountRow, SessionRow, StatsDelta, TableRow
-from canasta.server.models_accounts import CredentialRow, MatchPlayerRow
+from canasta.server.models_accounts import CredentialRow, MatchPlayerRow, RatingRow
+from tests.online.support import quick_match
 
 from .support import (
     ACCOUNT_CONFIG,
@@ -21,6 +23,7 @@ from .support import (
     code,
     finish_quick_match,
     new_email,
+    wait_for,
 )
 
 
@@ -267,3 +270,56 @@ def test_deleting_an_account_removes_personal_data_and_keeps_anonymised_matches(
         assert Device(c).post("/api/account/register", {"email": email, "password": PASSWORD}).status_code == 200
         a.close()
         b.close()
+
+
+def test_deleting_an_account_after_leaving_a_match_in_play(db_url: str) -> None:
+    """docs/protocol.md, deleting an account: a player who left a match the others play on
+    may delete the account. The seat is renamed at once where anyone can read it (the table,
+    the spectators, the replay), the match plays on unharmed, and when it ends nothing is
+    recorded for the deleted account (no match row, no rating)."""
+    from tests.server.support import play_to_the_end
+
+    with app_client(db_url) as c:
+        a, b = Device(c, "Carol Private"), Device(c, "Bob")
+        table_id = quick_match([a, b], preset="two-player", target=2500)
+        mine = a.socket(f"/ws/tables/{table_id}")
+        a.until(mine, lambda m: m["type"] == "state")
+        a.send(mine, type="leave")
+        theirs = b.socket(f"/ws/tables/{table_id}")
+        state = b.until(theirs, lambda m: m["type"] == "state")
+        names = [seat["name"] for seat in state["table"]["seats"]]
+        assert sorted(names) == ["Bob", "Carol Private"]
+        gone = names.index("Carol Private")
+        expected = ["Deleted player" if seat == gone else "Bob" for seat in range(2)]
+        account_id = a.get("/api/account").json()["account"]["id"]
+        r = a.request("DELETE", "/api/account", json={"confirm": True})
+        assert r.status_code == 200, r.text
+        # the other player's socket stays open and is told the new name
+        renamed = b.until(theirs, lambda m: m["type"] == "state" and m.get("change") == "rename")
+        assert [seat["name"] for seat in renamed["table"]["seats"]] == expected
+        assert "Carol Private" not in b.get(f"/api/tables/{table_id}").text
+        watcher = Device(c)
+        spectator = watcher.socket(f"/ws/tables/{table_id}")
+        assert "Carol Private" not in str(watcher.until(spectator, lambda m: m["type"] == "state"))
+        # still Bob's match: the lobby sends him back to it, and he plays it to its end
+        b.open_lobby()
+        assert b.lobby_ask(type="sync")["current"] == table_id
+        play_to_the_end(theirs, random.Random(table_id), held=renamed)
+        tables = c.app.state.tables
+        wait_for(lambda: (t := tables.peek(table_id)) is not None and t.game.is_over and t.match_counted,
+                 what="the match to end")
+        assert b.get(f"/api/replays/{table_id}").status_code == 200
+        assert "Carol Private" not in b.get(f"/api/replays/{table_id}").text
+
+        async def rows() -> tuple[list[MatchPlayerRow], list[RatingRow], TableRow | None]:
+            async with c.app.state.store.sessions() as s:
+                played = (await s.scalars(select(MatchPlayerRow).where(MatchPlayerRow.table_id == table_id))).all()
+                rated = (await s.scalars(select(RatingRow).where(RatingRow.account_id == account_id))).all()
+                return list(played), list(rated), await s.get(TableRow, table_id)
+
+        played, rated, table = c.portal.call(rows)
+        assert [p.account_id for p in played] == [b.account["id"]] and rated == []
+        assert table is not None and [seat["name"] for seat in table.options["seats"]] == expected
+        a.close()
+        b.close()
+        watcher.close()

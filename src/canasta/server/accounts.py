@@ -14,6 +14,7 @@ nothing can be confirmed: see ``ServerConfig.registration_without_smtp``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
 import re
@@ -25,10 +26,11 @@ from urllib.parse import urlsplit
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import FastAPI, Request, Response
-from sqlalchemy import case, delete, select, update
+from sqlalchemy import String, case, cast, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from . import economy, ratings, reports
+from .cluster import RedisCluster
 from .db import (
     AccountRow,
     Base,
@@ -46,7 +48,6 @@ from .mail import MailError, SmtpServer, message, send
 from .models_accounts import (
     CredentialRow,
     EmailTokenRow,
-    MatchPlayerRow,
     OwnedItemRow,
     RatingRow,
     RecoveryTokenRow,
@@ -267,9 +268,11 @@ async def move_device_tables(store: Store, old: str, new: str) -> list[str]:
         return ids
 
 
-async def delete_personal_data(store: Store, account_id: str) -> None:
+async def delete_personal_data(store: Store, account_id: str) -> list[str]:
     """Forget an account's person: credentials, name, sessions, tokens, coins, cosmetics,
-    ratings and statistics. Match records stay, with the player's name replaced."""
+    ratings and statistics. Match records stay, with the player's name replaced in every
+    online table that lists the account (finished, in play after the player left, or
+    abandoned); returns those tables' ids."""
     async with store.sessions() as s, s.begin():
         for model in (
             CredentialRow,
@@ -292,20 +295,25 @@ async def delete_personal_data(store: Store, account_id: str) -> None:
         await s.execute(
             update(AccountRow).where(AccountRow.id == account_id).values(name=None, kind="deleted")
         )
-        played = (
-            await s.scalars(
-                select(MatchPlayerRow.table_id).where(MatchPlayerRow.account_id == account_id)
-            )
-        ).all()
-        for row in (await s.scalars(select(TableRow).where(TableRow.id.in_(list(played))))).all():
+        # the options' text names the account wherever it sat (its id is "a" and hex digits):
+        # a match it left stays in play, and has no match_players row until it ends
+        listing = select(TableRow).where(
+            TableRow.mode == "online", cast(TableRow.options, String).contains(account_id)
+        )
+        renamed = []
+        for row in (await s.scalars(listing)).all():
             options = dict(row.options)
             accounts = (options.get("online") or {}).get("accounts") or []
             seats = [dict(seat) for seat in options.get("seats") or []]
-            for seat, holder in enumerate(accounts):
-                if holder == account_id and seat < len(seats):
-                    seats[seat]["name"] = DELETED_NAME
+            mine = [seat for seat, holder in enumerate(accounts) if holder == account_id and seat < len(seats)]
+            if not mine:
+                continue
+            for seat in mine:
+                seats[seat]["name"] = DELETED_NAME
             options["seats"] = seats
             row.options = options
+            renamed.append(row.id)
+        return renamed
 
 
 async def new_recovery_token(store: Store, account_id: str, lifetime: float) -> str:
@@ -968,17 +976,26 @@ def install(
         if current is not None and current(account.id):
             raise ApiError(409, "in_match", "finish or leave your online match first")
         await lobby.forget(account.id)
-        # finished matches this node still holds stop first (nothing of theirs is saved
-        # after the rename below), and are read again from the renamed rows when asked for
-        held = [
-            t
-            for t in tables.online_tables()
-            if account.id in ((t.options.get("online") or {}).get("accounts") or [])
-        ]
-        for t in held:
-            t.defunct = True
-            await t.stop()
-        await delete_personal_data(store, account.id)
+        renamed = await delete_personal_data(store, account.id)
+        # the tables in memory rename the seat themselves (saved and sent as a change: a later
+        # save of theirs keeps the new name), a match the player left playing on; with several
+        # nodes the owner of each is told
+        here = {t.id: t for t in tables.online_tables()}
+        saving = []
+        for table_id in renamed:
+            table = here.get(table_id)
+            if table is not None:
+                saving.append(table.forget_account(account.id, DELETED_NAME))
+            elif tables.cluster.distributed:
+                with contextlib.suppress(Exception):  # Redis away: the renamed row stays the truth
+                    await tables.cluster.publish(
+                        RedisCluster.in_channel(f"table:{table_id}"),
+                        {"op": "forget", "node": tables.cluster.node, "conn": "-",
+                         "account": account.id, "name": DELETED_NAME},
+                    )
+        if saving:  # answered once the tables here show the new name
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*saving), timeout=5.0)
         await ended(account.id)
         clear_cookie(request, response)
         return {"deleted": True}

@@ -158,6 +158,11 @@ class Forwarding:
             rc.incoming.put_nowait(raw)
         elif op == "leave":
             await self._leave(key)
+        elif op == "forget" and resource.startswith("table:"):  # an account was deleted
+            account, name = message.get("account"), message.get("name")
+            table = self.tables.peek(resource.removeprefix("table:"))
+            if table is not None and isinstance(account, str) and isinstance(name, str):
+                table.forget_account(account, name)
         elif op == "rename" and resource == "lobby":
             account, name = message.get("account"), message.get("name")
             if isinstance(account, str) and isinstance(name, str) and 0 < len(name) <= 40:

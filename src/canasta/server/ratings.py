@@ -103,8 +103,21 @@ class Ratings:
             return
         try:
             async with self.store.sessions() as s, s.begin():
+                # an account deleted during the match (after leaving it) gets no row and no
+                # rating: its seat still counts in its team's rating as a new player's
+                gone = set(
+                    (
+                        await s.scalars(
+                            select(AccountRow.id).where(
+                                AccountRow.id.in_([a for _, a in people]), AccountRow.kind == "deleted"
+                            )
+                        )
+                    ).all()
+                )
                 rows: dict[str, MatchPlayerRow] = {}
                 for seat, account in people:
+                    if account in gone:
+                        continue
                     team = team_of[seat]
                     rows[account] = MatchPlayerRow(
                         table_id=table.id,
@@ -146,6 +159,8 @@ class Ratings:
                 new = MODEL.rate(teams, ranks=ranks)
                 for t, team_ratings in zip(order, new, strict=True):
                     for (_, account), r in zip(teams_seats[t], team_ratings, strict=True):
+                        if account in gone:
+                            continue
                         row = held.get(account)
                         if row is None:
                             row = RatingRow(account_id=account, kind=kind, played=0)

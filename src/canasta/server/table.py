@@ -11,6 +11,7 @@ rules are the core's: the table asks the core what is legal and applies actions 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import hashlib
 import logging
@@ -56,7 +57,7 @@ log = logging.getLogger("canasta.server")
 MODES = ("computer", "local")
 
 #: changes that leave the game as it was: they do not advance the version moves quote
-COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch"})
+COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch", "rename"})
 
 #: computer levels whose moves are chosen on the event loop (bench/bots.py: p95 under 0.5 ms)
 _INLINE_LEVELS = frozenset({"random", "beginner", "normal"})
@@ -139,7 +140,20 @@ class _StorageBack:
     pass
 
 
-_Item = _Incoming | _Joined | _Left | _BotTurn | _Stop | _StorageBack | _Deadline | _Grace | _Unattended
+@dataclass
+class _Forget:
+    """An account deleted: its seats at this online table take ``name``; ``done`` once
+    saved (or found nothing to do)."""
+
+    account: str
+    name: str
+    done: asyncio.Future[None]
+
+
+_Item = (
+    _Incoming | _Joined | _Left | _BotTurn | _Stop | _StorageBack | _Deadline | _Grace | _Unattended
+    | _Forget
+)
 
 #: what a client is told while the table cannot save
 _STORAGE_DOWN = (
@@ -637,6 +651,13 @@ class Table(Seating, Handlers, Online):
         self.attached_owners += conn.owner
         self.queue.put_nowait(_Joined(conn))
 
+    def forget_account(self, account: str, name: str) -> asyncio.Future[None]:
+        """Rename ``account``'s seats (a deleted account), saved and sent as any change; the
+        future is done once it is saved."""
+        done = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait(_Forget(account, name, done))
+        return done
+
     def leave(self, conn: Conn) -> None:
         self.attached -= 1
         self.attached_owners -= conn.joined_as_owner
@@ -719,6 +740,14 @@ class Table(Seating, Handlers, Online):
                     pass
         elif isinstance(item, _BotTurn):
             await self._bot_turn(item.version)
+        elif isinstance(item, _Forget):
+            try:
+                if self.storage_ok and not self.defunct:
+                    with contextlib.suppress(TableError):  # not saved: the rows were renamed
+                        await self._rename_seats(item.account, item.name)
+            finally:
+                if not item.done.done():
+                    item.done.set_result(None)
         elif isinstance(item, _StorageBack):
             if await self.store.stored_version(self.id) != self.seq:
                 # a save that failed here may have committed all the same (a timeout after
@@ -844,6 +873,19 @@ class Table(Seating, Handlers, Online):
         if self._request is not None and self._request[0] is conn and self._request[1] is not None:
             message["request"] = self._request[1]
         return message
+
+    async def _rename_seats(self, account: str, name: str) -> None:
+        if self.mode != "online":
+            return
+        mine = [seat for seat, acc in enumerate(self.online["accounts"]) if acc == account]
+        if not mine or all(self.seats[seat].name == name for seat in mine):
+            return
+        seats = [dict(seat) for seat in self.options["seats"]]
+        for seat in mine:
+            seats[seat]["name"] = name
+        self.options = {**self.options, "seats": seats}
+        self.seats = [SeatInfo.from_json(seat) for seat in seats]
+        await self._changed("rename")
 
     def _rollback(self) -> None:
         """Back to what was last committed: nothing unsaved stays in memory."""
