@@ -563,3 +563,42 @@ async def _session_ends_elsewhere(a: Any, b: Any, cookie: str, table: str) -> No
     await watcher.connect(f"/ws/tables/{table}", [b], time.monotonic() + 20)
     assert watcher.state is not None and watcher.state["table"]["seat"] is None
     await watcher.ws.close()
+
+
+def test_an_account_deleted_through_another_node_is_renamed_at_the_table_owner(cluster_urls):
+    """docs/protocol.md, deleting an account, with several nodes: a player leaves a match the
+    other plays on, then deletes the account through the node that does not run the table.
+    That node tells the owner over Redis: the seat is renamed for the player still at the
+    table, whose socket stays open, and the match plays on."""
+    db, redis_url = cluster_urls
+    nodes = [node(db, redis_url), node(db, redis_url)]
+    with logged(nodes):
+        cookies = [nodes[0].session(), nodes[1].session()]
+        asyncio.run(_delete_through_another_node(nodes, cookies, redis_url))
+
+
+async def _delete_through_another_node(nodes: list[Any], cookies: list[str], redis_url: str) -> None:
+    table = await lobby_match(nodes, cookies, "two-player")
+    path = f"/ws/tables/{table}"
+    deadline = time.monotonic() + 20
+    while owner_of(redis_url, table) is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    owner = next(n for n in nodes if _is_owner(n, owner_of(redis_url, table), redis_url))
+    elsewhere = next(n for n in nodes if n is not owner)
+    leaver, stayer = Player(cookies[0]), Player(cookies[1])
+    await leaver.connect(path, [owner], deadline)
+    await stayer.connect(path, [owner], deadline)
+    await leaver.ws.send(json.dumps({"type": "leave"}))
+    await stayer.until(lambda m: m.get("type") == "state" and "left" in m["table"]["online"]["auto"])
+    await leaver.ws.close()
+    req = urllib.request.Request(
+        elsewhere.url + "/api/account",
+        data=json.dumps({"confirm": True}).encode(),
+        method="DELETE",
+        headers={"Content-Type": "application/json", "Cookie": cookies[0]},
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert json.loads(r.read()) == {"deleted": True}
+    renamed = await stayer.until(lambda m: m.get("type") == "state" and m.get("change") == "rename", timeout=10)
+    assert "Deleted player" in [seat["name"] for seat in renamed["table"]["seats"]]
+    await stayer.ws.close()
