@@ -149,6 +149,20 @@ def test_dialogs_take_trap_and_return_focus(page, server, opener, kind):
     assert active(page)["id"] == opener[1:]
 
 
+def test_a_heading_focused_for_screen_readers_draws_no_ring_but_controls_do(page, server):
+    """A new screen focuses its heading (screen readers read it first); on a fresh load the
+    browser counts that as keyboard focus, which drew the focus ring across the page's top."""
+    use_prefs(page)
+    page.goto(server.url)
+    page.wait_for_selector("#btn-start")
+    page.wait_for_function("document.activeElement && document.activeElement.tagName === 'H1'")
+    ring = "getComputedStyle(document.activeElement).outlineStyle"
+    assert page.evaluate(ring) == "none"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.tagName") != "H1"
+    assert page.evaluate(ring) != "none"  # a control reached by Tab still shows where it is
+
+
 def test_mode_choices_are_a_radio_group_with_arrow_keys(page, server):
     use_prefs(page, mode="computer4")
     page.goto(server.url)

@@ -229,6 +229,20 @@ def test_the_move_timer_plays_for_an_absent_player_until_they_are_back(browser, 
         server.stop()
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_disconnected_player_is_named_so_in_words(browser, online_server, lang):
+    """A player whose page closed is marked "offline" beside the seat's hollow dot (before
+    its grace period ends and the seat goes "away"), not by the dot alone."""
+    a, b = contexts(browser, 2, lang=lang)
+    quick_match([a, b], online_server.url, "two-player")
+    assert a.locator(".seat .tag.offline").count() == 0
+    b.context.close()
+    a.wait_for_selector(".seat .tag.offline", timeout=10_000)
+    assert a.inner_text(".seat .tag.offline") == ("offline" if lang == "en" else "切断中")
+    assert a.locator(".seat .tag.auto").count() == 0  # not away yet: the grace period runs
+    assert not a.errors, a.errors
+
+
 def test_a_server_restart_mid_match_loses_nothing_and_the_pages_reconnect(browser, online_server):
     a, b = contexts(browser, 2)
     quick_match([a, b], online_server.url, "two-player")

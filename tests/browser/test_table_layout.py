@@ -74,6 +74,26 @@ def test_three_player_match_over_fits_a_laptop_screen_without_scrolling(browser,
     context.close()
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_tall_result_dialog_on_a_phone_opens_at_its_top(browser, quick_server, lang):
+    """On a phone the end of a hand is taller than the screen: it opens showing how the hand
+    ended, under its title (focusing its first button once scrolled it there, hiding that)."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_finished_hand(page, quick_server, "classic", lang)
+    page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
+    page.wait_for_timeout(300)
+    dialog = page.locator("#overlay .dialog")
+    assert dialog.evaluate("d => d.scrollHeight > d.clientHeight"), "the dialog fits: nothing to check"
+    assert dialog.evaluate("d => d.scrollTop") == 0
+    head = _box(page, "#overlay .dialog-head")
+    first = _box(page, "#overlay .dialog-body > *")
+    assert first["y"] >= head["y"] + head["height"] - 1, "the dialog's first line is under its title"
+    # its buttons are still the first reached from the keyboard
+    assert page.evaluate("document.activeElement.id") == "btn-new-match"
+    context.close()
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_back_to_the_scores_never_covers_a_table_button(browser, quick_server, size):
     viewport = DESKTOP if size == "desktop" else PHONE

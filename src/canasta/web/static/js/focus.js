@@ -13,17 +13,28 @@ export function focusKey(el = document.activeElement) {
   return null;
 }
 
-/** Focus the first element matching one of ``keys`` that exists and can take focus. */
-export function focusFirst(...keys) {
+/** The first element matching one of ``keys`` that exists and can take focus. */
+function firstFocusable(keys) {
   for (const key of keys) {
     if (!key) continue;
     const el = typeof key === "string" ? document.querySelector(key) : key;
-    if (el && el.isConnected && !el.disabled && !el.closest("[inert], [hidden]")) {
-      if (el !== document.activeElement) el.focus({ preventScroll: !el.closest("#overlay") && isOnScreen(el) });
-      return true;
-    }
+    if (el && el.isConnected && !el.disabled && !el.closest("[inert], [hidden]")) return el;
   }
-  return false;
+  return null;
+}
+
+/** Focus the first element matching one of ``keys`` that exists and can take focus. */
+export function focusFirst(...keys) {
+  const el = firstFocusable(keys);
+  if (el && el !== document.activeElement) el.focus({ preventScroll: !el.closest("#overlay") && isOnScreen(el) });
+  return el !== null;
+}
+
+/** The same, without scrolling anything (a new dialog stays at its top). */
+export function focusFirstInPlace(...keys) {
+  const el = firstFocusable(keys);
+  if (el && el !== document.activeElement) el.focus({ preventScroll: true });
+  return el !== null;
 }
 
 function isOnScreen(el) {

@@ -494,6 +494,8 @@ export function seatMarks(seat) {
     dot.setAttribute("aria-label", on.connected[seat] ? t("online.connected") : t("online.disconnected"));
     dot.title = dot.getAttribute("aria-label");
     if (on.auto[seat] !== "left") out.push(dot);
+    // in words too, until the seat goes "away" (its grace period) or times out
+    if (!on.connected[seat] && !on.auto[seat]) out.push(h("small", "tag offline", t("online.offline")));
   }
   if (on.auto[seat]) out.push(h("small", "tag auto", t(`online.auto.${on.auto[seat]}`)));
   const bubble = chatBubble(seat);

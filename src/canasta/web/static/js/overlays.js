@@ -4,7 +4,7 @@ import { t } from "./i18n.js";
 import { seatName, sideName, teamName } from "./table.js";
 import { cardEl, cardLabel, isWildFace, rankLabel } from "./cards.js";
 import { h } from "./dom.js";
-import { focusKey, focusFirst, tabbables } from "./focus.js";
+import { focusKey, focusFirst, focusFirstInPlace, tabbables } from "./focus.js";
 import { fairnessLine, replayLink } from "./replay-links.js";
 
 const overlay = () => document.getElementById("overlay");
@@ -118,7 +118,9 @@ export function dialog(kind, title, { closable = true, onClose } = {}) {
       if (box.contains(document.activeElement)) return;
     }
     // The first thing read is the dialog's name, then its close button (its first control).
-    focusFirst(box.querySelector("[data-autofocus]"), box.querySelector(".close"), tabbables(body)[0], box);
+    // A dialog opens at its top: scrolled to its focused buttons, a tall one on a phone
+    // would hide what it says first (how the hand ended).
+    focusFirstInPlace(box.querySelector("[data-autofocus]"), box.querySelector(".close"), tabbables(body)[0], box);
   });
   box.tabIndex = -1;
   return body;
