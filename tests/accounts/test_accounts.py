@@ -285,6 +285,7 @@ def test_deleting_an_account_after_leaving_a_match_in_play(db_url: str) -> None:
         mine = a.socket(f"/ws/tables/{table_id}")
         a.until(mine, lambda m: m["type"] == "state")
         a.send(mine, type="leave")
+        a.until(mine, lambda m: m["type"] == "state" and m.get("change") == "leave")
         theirs = b.socket(f"/ws/tables/{table_id}")
         state = b.until(theirs, lambda m: m["type"] == "state")
         names = [seat["name"] for seat in state["table"]["seats"]]
@@ -323,3 +324,29 @@ def test_deleting_an_account_after_leaving_a_match_in_play(db_url: str) -> None:
         a.close()
         b.close()
         watcher.close()
+
+
+def test_a_deleted_seat_keeps_its_new_name_while_the_table_waits_for_storage(db_url: str) -> None:
+    """A table whose storage is away (it refuses changes until it is back) still takes the
+    deleted account's new name, in memory and in what a failed save rolls back to: its next
+    save cannot write the old name over the renamed row."""
+    with app_client(db_url) as c:
+        a, b = Device(c, "Carol Private"), Device(c, "Bob")
+        table_id = quick_match([a, b], preset="two-player", target=2500)
+        mine = a.socket(f"/ws/tables/{table_id}")
+        a.until(mine, lambda m: m["type"] == "state")
+        a.send(mine, type="leave")
+        a.until(mine, lambda m: m["type"] == "state" and m.get("change") == "leave")
+        table = c.app.state.tables.peek(table_id)
+        assert table is not None
+        table.storage_ok = False  # as after a failed save
+        r = a.request("DELETE", "/api/account", json={"confirm": True})
+        assert r.status_code == 200, r.text
+        names = [seat.name for seat in table.seats]
+        assert "Carol Private" not in names and "Deleted player" in names
+        saved = [seat["name"] for seat in table._saved["options"]["seats"]]
+        assert saved == [seat["name"] for seat in table.options["seats"]] == names
+        gone = names.index("Deleted player")
+        assert table.online["auto"][gone] == "left" and not table.online["rematch"][gone]
+        a.close()
+        b.close()

@@ -10,6 +10,7 @@ import random
 import signal
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -591,14 +592,22 @@ async def _delete_through_another_node(nodes: list[Any], cookies: list[str], red
     await leaver.ws.send(json.dumps({"type": "leave"}))
     await stayer.until(lambda m: m.get("type") == "state" and "left" in m["table"]["online"]["auto"])
     await leaver.ws.close()
-    req = urllib.request.Request(
-        elsewhere.url + "/api/account",
-        data=json.dumps({"confirm": True}).encode(),
-        method="DELETE",
-        headers={"Content-Type": "application/json", "Cookie": cookies[0]},
-    )
-    with urllib.request.urlopen(req, timeout=10) as r:
-        assert json.loads(r.read()) == {"deleted": True}
+    # the other node learns that the player left from the owner's published summary (once a
+    # second): until then it answers in_match
+    while True:
+        req = urllib.request.Request(
+            elsewhere.url + "/api/account",
+            data=json.dumps({"confirm": True}).encode(),
+            method="DELETE",
+            headers={"Content-Type": "application/json", "Cookie": cookies[0]},
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                assert json.loads(r.read()) == {"deleted": True}
+            break
+        except urllib.error.HTTPError as e:
+            assert e.code == 409 and time.monotonic() < deadline + 10, e.read()
+            await asyncio.sleep(0.5)
     renamed = await stayer.until(lambda m: m.get("type") == "state" and m.get("change") == "rename", timeout=10)
     assert "Deleted player" in [seat["name"] for seat in renamed["table"]["seats"]]
     await stayer.ws.close()

@@ -55,6 +55,7 @@ from .models_accounts import (
     WalletRow,
 )
 from .security import client_address
+from .table import DELETED_NAME
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine
@@ -73,7 +74,6 @@ EMAIL_MAX = 254
 _EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s.]+(\.[^@\s.]+)+")
 #: recovery and confirmation tokens are ``secrets.token_urlsafe(32)``
 _RECOVERY_TOKEN = re.compile(r"[A-Za-z0-9_-]{40,50}")
-DELETED_NAME = "Deleted player"
 
 #: Argon2id with argon2-cffi's defaults (RFC 9106's second recommended profile)
 hasher = PasswordHasher()
@@ -274,6 +274,10 @@ async def delete_personal_data(store: Store, account_id: str) -> list[str]:
     online table that lists the account (finished, in play after the player left, or
     abandoned); returns those tables' ids."""
     async with store.sessions() as s, s.begin():
+        # first: a match ending meanwhile reads this row (ratings) and then waits for the rest
+        await s.execute(
+            update(AccountRow).where(AccountRow.id == account_id).values(name=None, kind="deleted")
+        )
         for model in (
             CredentialRow,
             RecoveryTokenRow,
@@ -292,14 +296,13 @@ async def delete_personal_data(store: Store, account_id: str) -> list[str]:
         await s.execute(
             update(ReportRow).where(ReportRow.account_id == account_id).values(account_id=None)
         )
-        await s.execute(
-            update(AccountRow).where(AccountRow.id == account_id).values(name=None, kind="deleted")
-        )
         # the options' text names the account wherever it sat (its id is "a" and hex digits):
         # a match it left stays in play, and has no match_players row until it ends
         listing = select(TableRow).where(
             TableRow.mode == "online", cast(TableRow.options, String).contains(account_id)
         )
+        if not store.url.startswith("sqlite"):  # a table's save waits, not lost under this write
+            listing = listing.with_for_update()
         renamed = []
         for row in (await s.scalars(listing)).all():
             options = dict(row.options)
@@ -993,10 +996,10 @@ def install(
                         {"op": "forget", "node": tables.cluster.node, "conn": "-",
                          "account": account.id, "name": DELETED_NAME},
                     )
+        await ended(account.id)
         if saving:  # answered once the tables here show the new name
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*saving), timeout=5.0)
-        await ended(account.id)
         clear_cookie(request, response)
         return {"deleted": True}
 

@@ -552,6 +552,16 @@ class Store:
             return False
         return True
 
+    async def deleted_accounts(self, ids: list[str]) -> set[str]:
+        """Those of ``ids`` whose account was deleted."""
+        if not ids:
+            return set()
+        async with self.sessions() as s:
+            found = await s.scalars(
+                select(AccountRow.id).where(AccountRow.id.in_(ids), AccountRow.kind == "deleted")
+            )
+            return set(found.all())
+
     async def stored_version(self, table_id: str) -> int | None:
         """The version a table's row holds now (None: no such row)."""
         async with self.sessions() as s:

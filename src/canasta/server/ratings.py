@@ -105,15 +105,14 @@ class Ratings:
             async with self.store.sessions() as s, s.begin():
                 # an account deleted during the match (after leaving it) gets no row and no
                 # rating: its seat still counts in its team's rating as a new player's
-                gone = set(
-                    (
-                        await s.scalars(
-                            select(AccountRow.id).where(
-                                AccountRow.id.in_([a for _, a in people]), AccountRow.kind == "deleted"
-                            )
-                        )
-                    ).all()
+                # locked on PostgreSQL: a deletion under way finishes first (its account row
+                # is the first it writes)
+                kinds = select(AccountRow.id, AccountRow.kind).where(
+                    AccountRow.id.in_([a for _, a in people])
                 )
+                if not self.store.url.startswith("sqlite"):
+                    kinds = kinds.with_for_update()
+                gone = {a for a, kind in (await s.execute(kinds)).all() if kind == "deleted"}
                 rows: dict[str, MatchPlayerRow] = {}
                 for seat, account in people:
                     if account in gone:

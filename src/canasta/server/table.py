@@ -57,6 +57,8 @@ log = logging.getLogger("canasta.server")
 MODES = ("computer", "local")
 
 #: changes that leave the game as it was: they do not advance the version moves quote
+#: the name a deleted account's seats take (docs/protocol.md, "Deleting an account")
+DELETED_NAME = "Deleted player"
 COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch", "rename"})
 
 #: computer levels whose moves are chosen on the event loop (bench/bots.py: p95 under 0.5 ms)
@@ -742,8 +744,8 @@ class Table(Seating, Handlers, Online):
             await self._bot_turn(item.version)
         elif isinstance(item, _Forget):
             try:
-                if self.storage_ok and not self.defunct:
-                    with contextlib.suppress(TableError):  # not saved: the rows were renamed
+                if not self.defunct:
+                    with contextlib.suppress(TableError):  # not saved: kept for the next save
                         await self._rename_seats(item.account, item.name)
             finally:
                 if not item.done.done():
@@ -875,17 +877,28 @@ class Table(Seating, Handlers, Online):
         return message
 
     async def _rename_seats(self, account: str, name: str) -> None:
+        """A deleted account's seats: renamed and out of any rematch (as a player who left),
+        in memory and in what a failed save rolls back to, so that no later save of this
+        table brings the old name back; saved and sent now when storage allows, else with the
+        table's next change."""
         if self.mode != "online":
             return
-        mine = [seat for seat, acc in enumerate(self.online["accounts"]) if acc == account]
-        if not mine or all(self.seats[seat].name == name for seat in mine):
+        on = self.online
+        mine = [seat for seat, acc in enumerate(on["accounts"]) if acc == account]
+        if all(self.seats[s].name == name and on["auto"][s] == "left" and not on["rematch"][s] for s in mine):
             return
         seats = [dict(seat) for seat in self.options["seats"]]
         for seat in mine:
             seats[seat]["name"] = name
         self.options = {**self.options, "seats": seats}
         self.seats = [SeatInfo.from_json(seat) for seat in seats]
-        await self._changed("rename")
+        for seat in mine:
+            self._set_seat("auto", seat, "left")
+            self._set_seat("rematch", seat, False)
+        if self._saved is not None:  # between changes the saved options are these, renamed
+            self._saved = {**self._saved, "options": self.options}
+        if self.storage_ok:
+            await self._changed("rename")
 
     def _rollback(self) -> None:
         """Back to what was last committed: nothing unsaved stays in memory."""

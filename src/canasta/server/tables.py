@@ -18,7 +18,7 @@ from .db import Store, TableRow
 from .limits import KeyedLimiter
 from .metrics import Metrics
 from .online import ENDED
-from .table import Table
+from .table import DELETED_NAME, Table
 from .tasks import repeat
 from .thinkers import Thinkers, default_processes
 
@@ -553,6 +553,12 @@ class Tables:
                 log.exception("table %s: its record does not replay", row.id)
                 await self.cluster.release(resource)
                 return None
+            # accounts deleted while no node held this table, or while its node did not hear
+            deleted = (
+                await self.store.deleted_accounts([a for a in table.online["accounts"] if a is not None])
+                if table.mode == "online"
+                else set()
+            )
             await self._attach_owned(table)
         except BaseException:  # the database or Redis away, or cancelled: the lease goes too
             with contextlib.suppress(Exception):
@@ -562,6 +568,8 @@ class Tables:
         self._live[row.id] = table
         self._used[row.id] = time.monotonic()
         table.start()
+        for account in deleted:
+            table.forget_account(account, DELETED_NAME)
         return table
 
     async def sweep(self, idle_seconds: float | None = None) -> int:
