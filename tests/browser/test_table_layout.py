@@ -91,6 +91,16 @@ def test_a_tall_result_dialog_on_a_phone_opens_at_its_top(browser, quick_server,
     assert first["y"] >= head["y"] + head["height"] - 1, "the dialog's first line is under its title"
     # its buttons are still the first reached from the keyboard
     assert page.evaluate("document.activeElement.id") == "btn-new-match"
+    # opened from the keyboard, it shows the control it focused (Enter must not act unseen)
+    page.click("#btn-peek")
+    page.focus("#btn-peek-back")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.activeElement.id") == "btn-new-match"
+    seen = page.evaluate("""() => { const d = document.querySelector('#overlay .dialog').getBoundingClientRect();
+        const b = document.activeElement.getBoundingClientRect(); return b.top >= d.top && b.bottom <= d.bottom; }""")
+    assert seen, "the focused button is out of the dialog's view"
     context.close()
 
 

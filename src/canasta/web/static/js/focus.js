@@ -30,10 +30,19 @@ export function focusFirst(...keys) {
   return el !== null;
 }
 
-/** The same, without scrolling anything (a new dialog stays at its top). */
+// Whether the player's last input was a key (not a tap or a click).
+let byKeyboard = false;
+window.addEventListener("keydown", () => { byKeyboard = true; }, true);
+window.addEventListener("pointerdown", () => { byKeyboard = false; }, true);
+
+/** The same, without scrolling anything (a new dialog stays at its top) unless the player
+ * uses the keyboard, who must see where focus went before pressing Enter. */
 export function focusFirstInPlace(...keys) {
   const el = firstFocusable(keys);
-  if (el && el !== document.activeElement) el.focus({ preventScroll: true });
+  if (el && el !== document.activeElement) {
+    el.focus({ preventScroll: true });
+    if (byKeyboard) el.scrollIntoView({ block: "nearest" });
+  }
   return el !== null;
 }
 

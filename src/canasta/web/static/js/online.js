@@ -495,7 +495,11 @@ export function seatMarks(seat) {
     dot.title = dot.getAttribute("aria-label");
     if (on.auto[seat] !== "left") out.push(dot);
     // in words too, until the seat goes "away" (its grace period) or times out
-    if (!on.connected[seat] && !on.auto[seat]) out.push(h("small", "tag offline", t("online.offline")));
+    if (!on.connected[seat] && !on.auto[seat]) {
+      const tag = h("small", "tag offline", t("online.offline"));
+      tag.setAttribute("aria-hidden", "true");  // the dot's label says it to screen readers
+      out.push(tag);
+    }
   }
   if (on.auto[seat]) out.push(h("small", "tag auto", t(`online.auto.${on.auto[seat]}`)));
   const bubble = chatBubble(seat);
