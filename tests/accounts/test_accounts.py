@@ -272,6 +272,18 @@ def test_deleting_an_account_removes_personal_data_and_keeps_anonymised_matches(
         b.close()
 
 
+def _one_left_a_match(c: TestClient) -> tuple[Device, Device, str]:
+    """A two-player quick match that "Carol Private" (the first device) has left and "Bob"
+    plays on: the devices and the table id."""
+    a, b = Device(c, "Carol Private"), Device(c, "Bob")
+    table_id = quick_match([a, b], preset="two-player", target=2500)
+    mine = a.socket(f"/ws/tables/{table_id}")
+    a.until(mine, lambda m: m["type"] == "state")
+    a.send(mine, type="leave")
+    a.until(mine, lambda m: m["type"] == "state" and m.get("change") == "leave")
+    return a, b, table_id
+
+
 def test_deleting_an_account_after_leaving_a_match_in_play(db_url: str) -> None:
     """docs/protocol.md, deleting an account: a player who left a match the others play on
     may delete the account. The seat is renamed at once where anyone can read it (the table,
@@ -280,12 +292,7 @@ def test_deleting_an_account_after_leaving_a_match_in_play(db_url: str) -> None:
     from tests.server.support import play_to_the_end
 
     with app_client(db_url) as c:
-        a, b = Device(c, "Carol Private"), Device(c, "Bob")
-        table_id = quick_match([a, b], preset="two-player", target=2500)
-        mine = a.socket(f"/ws/tables/{table_id}")
-        a.until(mine, lambda m: m["type"] == "state")
-        a.send(mine, type="leave")
-        a.until(mine, lambda m: m["type"] == "state" and m.get("change") == "leave")
+        a, b, table_id = _one_left_a_match(c)
         theirs = b.socket(f"/ws/tables/{table_id}")
         state = b.until(theirs, lambda m: m["type"] == "state")
         names = [seat["name"] for seat in state["table"]["seats"]]
@@ -331,12 +338,7 @@ def test_a_deleted_seat_keeps_its_new_name_while_the_table_waits_for_storage(db_
     deleted account's new name, in memory and in what a failed save rolls back to: its next
     save cannot write the old name over the renamed row."""
     with app_client(db_url) as c:
-        a, b = Device(c, "Carol Private"), Device(c, "Bob")
-        table_id = quick_match([a, b], preset="two-player", target=2500)
-        mine = a.socket(f"/ws/tables/{table_id}")
-        a.until(mine, lambda m: m["type"] == "state")
-        a.send(mine, type="leave")
-        a.until(mine, lambda m: m["type"] == "state" and m.get("change") == "leave")
+        a, b, table_id = _one_left_a_match(c)
         table = c.app.state.tables.peek(table_id)
         assert table is not None
         table.storage_ok = False  # as after a failed save
