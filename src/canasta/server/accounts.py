@@ -982,7 +982,7 @@ def install(
         renamed = await delete_personal_data(store, account.id)
         # the tables in memory rename the seat themselves (saved and sent as a change: a later
         # save of theirs keeps the new name), a match the player left playing on; with several
-        # nodes the owner of each is told
+        # nodes the owner of each is told, and a table loaded later checks for itself
         here = {t.id: t for t in tables.online_tables()}
         saving = []
         for table_id in renamed:
@@ -990,7 +990,7 @@ def install(
             if table is not None:
                 saving.append(table.forget_account(account.id, DELETED_NAME))
             elif tables.cluster.distributed:
-                with contextlib.suppress(Exception):  # Redis away: the renamed row stays the truth
+                with contextlib.suppress(Exception):  # Redis away: the table renames itself when next loaded
                     await tables.cluster.publish(
                         RedisCluster.in_channel(f"table:{table_id}"),
                         {"op": "forget", "node": tables.cluster.node, "conn": "-",

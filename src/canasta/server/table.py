@@ -56,9 +56,10 @@ log = logging.getLogger("canasta.server")
 
 MODES = ("computer", "local")
 
-#: changes that leave the game as it was: they do not advance the version moves quote
 #: the name a deleted account's seats take (docs/protocol.md, "Deleting an account")
 DELETED_NAME = "Deleted player"
+
+#: changes that leave the game as it was: they do not advance the version moves quote
 COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch", "rename"})
 
 #: computer levels whose moves are chosen on the event loop (bench/bots.py: p95 under 0.5 ms)
