@@ -182,6 +182,42 @@ def test_private_room_by_code_and_link_with_partners_and_a_computer(browser, onl
         assert not page.errors, page.errors
 
 
+def test_names_the_server_gives_read_in_japanese_and_cannot_be_chosen(browser, online_server):
+    """A guest's and a computer seat's names are the server's ("Guest 4821", "Computer 3"):
+    a Japanese page reads them in Japanese, and nobody may take one as their own name."""
+    host, friend = contexts(browser, 2, lang="ja")
+    open_lobby(host, online_server.url)
+    number = re.fullmatch(r"ゲスト(\d{4})", host.inner_text("#online-you .you-name"))
+    assert number, host.inner_text("#online-you .you-name")
+    # the name field starts empty, showing the given name; taking a given name is refused
+    host.click("#btn-edit-name")
+    assert host.input_value("#name-input") == ""
+    assert host.get_attribute("#name-input", "placeholder") == f"ゲスト{number[1]}"
+    host.fill("#name-input", "コンピューター2")
+    host.click("#btn-save-name")
+    host.wait_for_selector(".toast:text('ゲストやコンピューターに付く名前')")
+    host.click("#btn-create-room")
+    host.wait_for_selector("#room-code-value")
+    code = host.inner_text("#room-code-value")
+    open_lobby(friend, online_server.url)
+    friend_name = friend.inner_text("#online-you .you-name")
+    assert re.fullmatch(r"ゲスト\d{4}", friend_name)
+    friend.fill("#room-code", code)
+    friend.click("#btn-join-room")
+    friend.wait_for_selector("#room")
+    host.wait_for_selector(f"#room-seats .who b:text('{friend_name}')")
+    host.click("#room-seats [data-bot='2']")
+    host.click("#room-seats [data-bot='3']")
+    host.wait_for_selector("#btn-room-start:not([disabled])")
+    host.click("#btn-room-start")
+    for page in (host, friend):
+        page.wait_for_selector("#table .seats", timeout=20_000)
+    assert seat_labels(host) == [friend_name, "コンピューター3", "コンピューター4"]
+    for page in (host, friend):
+        assert "Guest" not in page.inner_text("body") and "Computer" not in page.inner_text("body")
+        assert not page.errors, page.errors
+
+
 def test_a_room_code_being_typed_survives_the_lobby_drawing_itself_again(browser, online_server):
     """Every lobby message (here: another player joining the queue) draws the lobby again; the
     code a player is typing keeps its text, focus and caret, and joins the room."""

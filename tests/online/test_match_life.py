@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 import time
 from typing import Any
 
@@ -280,6 +281,27 @@ def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
         r = me.request("PATCH", "/api/account", json={"name": raw})
         assert r.status_code == 400 and r.json()["error"]["code"] == "bad_name"
         assert me.request("POST", "/api/session", json={}).json()["account"]["name"] == before
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["Guest 4821", "guest  4821", "Ｇｕｅｓｔ４８２１", "Computer 2", "COMPUTER 3", "Deleted player",
+     "ゲスト4821", "コンピューター2", "退会したプレイヤー"],
+)
+def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> None:
+    """A person may not pass for a guest, a computer seat or a deleted account: the page shows
+    those names in its own language. Their own guest name may be saved again unchanged."""
+    with online_client(sqlite_url) as c:
+        me = Browser(c)
+        before = me.account["name"]
+        assert re.fullmatch(r"Guest \d{4}", before)
+        r = me.request("PATCH", "/api/account", json={"name": raw})
+        assert r.status_code == 400 and r.json()["error"]["code"] == "reserved_name"
+        assert me.request("POST", "/api/session", json={}).json()["account"]["name"] == before
+        r = me.request("PATCH", "/api/account", json={"name": before})
+        assert r.status_code == 200 and r.json()["account"]["name"] == before
+        for near in ("Guesthouse", "Computer 12", "Guest 48210", "Deleted players"):
+            assert me.request("PATCH", "/api/account", json={"name": near}).status_code == 200
 
 
 def test_name_changes_are_limited(sqlite_url: str) -> None:

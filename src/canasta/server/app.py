@@ -41,7 +41,7 @@ from .progress import break_streak, set_aside, set_aside_unfinished, unfinished_
 from .protocol import MAX_NESTING, error_message, nested_too_deep
 from .security import SecurityMiddleware, client_address, is_loopback
 from .sockets import read_frames, run_socket
-from .table import MODES, Table
+from .table import DELETED_NAME, MODES, Table
 from .tables import Tables, TooManyTables
 
 log = logging.getLogger("canasta.server")
@@ -258,6 +258,20 @@ def display_name(account: AccountRow) -> str:
     if account.name:
         return account.name
     return f"Guest {1000 + int(account.id[-4:], 16) % 9000}"
+
+
+#: the names the server gives: a guest's ("Guest 4821"), a computer seat's ("Computer 2") and a
+#: deleted account's seat's, as the page shows them in either language (``personName`` in
+#: web/static/js/i18n.js). Nobody may choose one: a person could pass for a computer seat.
+GIVEN_NAME = re.compile(
+    rf"(?:guest ?\d{{4}}|computer ?\d|{re.escape(DELETED_NAME.casefold())}"
+    r"|ゲスト ?\d{4}|コンピューター ?\d|退会したプレイヤー)"
+)
+
+
+def given_name(name: str) -> bool:
+    """Whether ``name`` (cleaned) is one of the names the server gives (:data:`GIVEN_NAME`)."""
+    return GIVEN_NAME.fullmatch(name.casefold()) is not None
 
 
 def clean_name(value: Any) -> str:
@@ -593,6 +607,8 @@ def create_app(
         body = await _json_body(request)
         account = await _require_account(request)
         name = clean_name(body.get("name"))
+        if given_name(name) and name != display_name(account):
+            raise ApiError(400, "reserved_name", "the server gives this name: choose another")
         if not name_limiter.allow(account.id):
             raise ApiError(429, "rate_limited", "the name changes too often: try again shortly")
         updated = await store.set_name(account.id, name)

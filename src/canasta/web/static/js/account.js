@@ -2,7 +2,7 @@
 // with its rating chart, and the leaderboard. Chosen cosmetics are attributes of <body>
 // (data-back, data-theme), kept in localStorage too, so every table shows them, offline too.
 import { S } from "./store.js";
-import { t, language } from "./i18n.js";
+import { t, language, personName } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { h } from "./dom.js";
@@ -162,7 +162,7 @@ function drawAccount(passive = false) {
   const acc = info.account;
   if (note) body.append(h("p", { class: note.bad ? "warn acc-note" : "good acc-note", role: "status", id: note.id, text: note.text }));
   const head = h("div", { class: "acc-head" },
-    h("div", {}, h("strong", { class: "acc-name", text: acc.name }), h("div", { class: "muted acc-kind", text: acc.kind === "registered" ? acc.email : t("account.guest") })),
+    h("div", {}, h("strong", { class: "acc-name", text: personName(acc.name) }), h("div", { class: "muted acc-kind", text: acc.kind === "registered" ? acc.email : t("account.guest") })),
     h("div", { class: "acc-coins", id: "acc-coins", "aria-label": t("shop.coins_label", { n: acc.coins }) }, h("span", { "aria-hidden": "true", text: "◉ " }), String(acc.coins)));
   body.append(head);
   const links = h("div", { class: "dialog-buttons acc-links" });
@@ -369,7 +369,7 @@ export async function openProfile(playerId = null) {
   catch (e) { body = dialog("profile", t("account.profile")); body.append(h("p", { class: "warn", text: errorMessage(e) })); return; }
   if (document.body.dataset.overlay !== "profile") return;
   body = dialog("profile", t("account.profile"));
-  body.append(h("h3", { class: "profile-name", id: "profile-name", text: p.name }));
+  body.append(h("h3", { class: "profile-name", id: "profile-name", text: personName(p.name) }));
   const grid = h("div", { class: "profile-ratings" });
   for (const kind of ["classic", "two-player"]) {
     const r = p.ratings[kind];
@@ -426,7 +426,7 @@ export async function openLeaderboard(kind = "classic") {
         h("th", { scope: "col", text: t("account.rating") }), h("th", { scope: "col", text: t("stats.played") }))));
     const tb = h("tbody");
     for (const r of data.top) {
-      const name = h("button", { type: "button", class: "linkish", onclick: () => openProfile(r.id) }, r.name);
+      const name = h("button", { type: "button", class: "linkish", onclick: () => openProfile(r.id) }, personName(r.name));
       tb.append(h("tr", { class: r.you ? "you" : null }, h("td", { text: String(r.place) }), h("td", {}, name), h("td", { text: String(r.rating) }), h("td", { text: String(r.played) })));
     }
     table.append(tb);

@@ -73,6 +73,29 @@ export function t(key, params = {}) {
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 
+// The names the server gives ("Guest 4821", "Computer 2", "Deleted player": its
+// canasta.server.app.GIVEN_NAME, which players may not choose) are read in the page's language.
+const GIVEN = [
+  [/^Guest (\d{4})$/, "people.guest"],
+  [/^Computer (\d)$/, "online.computer_n"],
+  [/^Deleted player$/, "people.deleted"],
+];
+
+/** Whether the server gave this name (a guest's, a computer seat's, a deleted account's). */
+export function givenName(name) {
+  return typeof name === "string" && GIVEN.some(([pattern]) => pattern.test(name));
+}
+
+/** A person's name as the server sends it, in the page's language if the server gave it. */
+export function personName(name) {
+  if (typeof name !== "string") return name;
+  for (const [pattern, key] of GIVEN) {
+    const m = pattern.exec(name);
+    if (m) return t(key, { n: m[1] });
+  }
+  return name;
+}
+
 /** Translate the static attributes of a subtree (data-i18n, data-i18n-aria, data-i18n-title). */
 export function translateDom(root = document) {
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);

@@ -2,7 +2,7 @@
 // parts of a table (names, presence, the move timer, auto-play, quick chat). The server
 // decides everything: this module draws what the lobby and table sockets send.
 import { S, savePrefs } from "./store.js";
-import { t } from "./i18n.js";
+import { t, personName, givenName } from "./i18n.js";
 import { api, Socket } from "./net.js";
 import { button, dialog, closeOverlay } from "./overlays.js";
 import { h } from "./dom.js";
@@ -161,7 +161,7 @@ function namePanel() {
   const name = (S.account && S.account.name) || "";
   if (!L.nameOpen) {
     const line = h("p", "you-line");
-    line.append(h("span", "muted", t("online.playing_as") + " "), h("b", "you-name", name));
+    line.append(h("span", "muted", t("online.playing_as") + " "), h("b", "you-name", personName(name)));
     const edit = button(t("online.change_name"), () => { L.nameOpen = true; redraw(); setTimeout(() => { const i = document.getElementById("name-input"); if (i) i.focus(); }); }, "ghost small");
     edit.id = "btn-edit-name";
     line.append(" ", edit);
@@ -169,7 +169,9 @@ function namePanel() {
     return p;
   }
   const form = h("form", "name-form");
-  const [label, input] = labelled("name-input", t("online.your_name"), { maxlength: 20, value: name, autocomplete: "nickname" });
+  const [label, input] = labelled("name-input", t("online.your_name"), { maxlength: 20, value: givenName(name) ? "" : name, autocomplete: "nickname" });
+  // a guest's given name is not a draft to edit: the field starts empty, showing it
+  if (givenName(name)) input.placeholder = personName(name);
   const save = h("button", "btn primary small", t("common.save"));
   save.type = "submit";
   save.id = "btn-save-name";
@@ -374,7 +376,7 @@ function roomSeat(r, s, i) {
   if (s == null) who.append(h("span", "muted", t("online.empty_seat")));
   else if (s.kind === "computer") who.append(t("online.computer_level", { level: t(`difficulty.${s.level}`) }));
   else {
-    who.append(h("b", null, s.name));
+    who.append(h("b", null, personName(s.name)));
     if (s.host) who.append(" ", h("small", "tag", t("online.host")));
     if (s.you) who.append(" ", h("small", "tag", t("online.you")));
   }
@@ -427,7 +429,7 @@ function livePanel() {
     const li = h("li", "live-match");
     li.dataset.table = m.table;
     const teams = [...new Set(m.teams)];
-    const names = teams.map((team) => m.names.filter((_, i) => m.teams[i] === team).join(" & "));
+    const names = teams.map((team) => m.names.filter((_, i) => m.teams[i] === team).map(personName).join(" & "));
     const vs = h("span", "vs");
     names.forEach((n, k) => {
       if (k) vs.append(h("span", "muted", " vs "));
@@ -512,7 +514,7 @@ export function onlineName(seat) {
   const info = (S.table && S.table.seats && S.table.seats[seat]) || {};
   if (S.table.seat === seat) return t("seat.you");
   if (info.kind === "computer" && S.table.online.auto[seat] !== "left") return t("online.computer_n", { n: seat + 1 });
-  return info.name || t("seat.player", { n: seat + 1 });
+  return personName(info.name) || t("seat.player", { n: seat + 1 });
 }
 
 // quick chat: the bubbles shown now, and the seats muted at this table
