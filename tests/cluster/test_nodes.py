@@ -532,6 +532,48 @@ async def _rename_in_rooms(nodes: list[Any]) -> None:
         await ws.close()
 
 
+def test_a_lobby_tab_over_the_cap_is_refused_alike_through_either_node(cluster_urls):
+    """docs/protocol.md, the lobby's limits: an account's ninth lobby socket is told
+    ``too_many_sockets`` and closed with 1013 (try again later), whether the node it reaches
+    runs the lobby or forwards it there (the refusal's message comes before the close)."""
+    db, redis_url = cluster_urls
+    a, b = node(db, redis_url), node(db, redis_url)
+    with logged([a, b]):
+        asyncio.run(_ninth_lobby_tab(a, b, a.session()))
+
+
+async def _ninth_lobby_tab(a: Any, b: Any, cookie: str) -> None:
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    async def open_tab(n: Any) -> tuple[Any, dict[str, Any]]:
+        ws = await connect(n.url.replace("http", "ws") + "/ws/lobby", additional_headers={"Cookie": cookie})
+        return ws, json.loads(await asyncio.wait_for(ws.recv(), timeout=5))
+
+    tabs = []
+    for i in range(50):  # the lobby starts on its node within a moment
+        ws, first = await open_tab((a, b)[i % 2])
+        if first.get("type") == "lobby":
+            tabs.append(ws)
+            if len(tabs) == 8:
+                break
+        else:
+            await ws.close()
+            await asyncio.sleep(0.2)
+    assert len(tabs) == 8
+    for n in (a, b):
+        ws, first = await open_tab(n)
+        assert first.get("type") == "error" and first.get("code") == "too_many_sockets", first
+        try:
+            await asyncio.wait_for(ws.recv(), timeout=5)
+        except ConnectionClosed as e:
+            assert e.rcvd is not None and e.rcvd.code == 1013, e.rcvd
+        else:  # pragma: no cover - the refusal is the socket's last message
+            raise AssertionError("the refused socket stayed open")
+    for ws in tabs:
+        await ws.close()
+
+
 def test_a_session_ended_through_one_node_closes_its_sockets_on_every_node(cluster_urls):
     """Logging out everywhere through node a closes the session's sockets wherever they are:
     the one node b serves (told over Redis) and the one a forwards to b; a reconnect with the

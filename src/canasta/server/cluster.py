@@ -382,8 +382,11 @@ class RemoteConn(Conn):
             message = await self.outbox.get()
             self.published += 1
             if message is None:
+                # "drop": what the socket's node still holds for it is thrown away (a flood, a
+                # slow reader); else it is sent first (a refusal and its reason)
                 op: dict[str, Any] = {"op": "close", "conn": self.conn_id, "n": self.published,
-                                      "code": self.close_code or 1000, "reason": self.close_reason}
+                                      "code": self.close_code or 1000, "reason": self.close_reason,
+                                      "drop": self.dropped}
                 with contextlib.suppress(Exception):
                     await self.cluster.publish(channel, op)
                 return

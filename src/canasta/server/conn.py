@@ -112,11 +112,11 @@ class Conn:
     def dropped(self) -> bool:
         return self.dead.is_set()
 
-    def close(self) -> None:
-        """End the writer after the messages already queued (a normal close)."""
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """End the writer after the messages already queued (by default a normal close)."""
         if self.closed:
             return
-        self.close_code, self.close_reason = 1000, ""
+        self.close_code, self.close_reason = code, reason
         with contextlib.suppress(asyncio.QueueFull):
             self.outbox.put_nowait(None)
             return

@@ -127,7 +127,7 @@ class Forwarding:
                 rc = self._remote_conn(node, conn_id, account, True)
                 if not await self.lobby.join(rc, str(message.get("name") or "Guest")):
                     rc.send(error_message("too_many_sockets", "too many lobby tabs are open"))
-                    rc.close()
+                    rc.close(CLOSE_TRY_AGAIN, "too many lobby tabs are open")
                     return
             else:
                 table = self.tables.peek(resource.removeprefix("table:"))
@@ -141,7 +141,7 @@ class Forwarding:
                 rc.state_patch = message.get("state") == "patch"
                 if not table.has_room_for(owner):
                     rc.send(error_message("table_full", "too many sockets at this table"))
-                    rc.close()
+                    rc.close(CLOSE_TRY_AGAIN, "too many sockets at this table")
                     return
                 table.join(rc)
             feeder = asyncio.get_running_loop().create_task(self._feed(resource, rc))
@@ -322,7 +322,11 @@ class Forwarding:
             conn.send(message["text"])
         elif message.get("op") == "close":
             code = message.get("code")
-            conn.drop(code if isinstance(code, int) else CLOSE_RELOAD, str(message.get("reason") or ""))
+            code = code if isinstance(code, int) else CLOSE_RELOAD
+            if message.get("drop") is False:  # after what the owner sent before it
+                conn.close(code, str(message.get("reason") or ""))
+            else:
+                conn.drop(code, str(message.get("reason") or ""))
 
     async def rename(self, account: str, name: str) -> None:
         """A new display name, told to the lobby wherever it runs (its queue entry and room show

@@ -107,3 +107,8 @@ async def run_socket(
                 await asyncio.wait_for(writer, timeout=2.0)
             for task in tasks:
                 task.cancel()
+            if conn.close_code not in (None, 1000):  # a refusal after its reason (try again)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(
+                        websocket.close(code=conn.close_code, reason=conn.close_reason), timeout=1.0
+                    )
