@@ -104,6 +104,41 @@ def test_a_tall_result_dialog_on_a_phone_opens_at_its_top(browser, quick_server,
     context.close()
 
 
+# Each text's lines (by the tops of its characters), and the places between two lines that
+# fall inside a word (Intl.Segmenter's words in the page's language).
+_BROKEN_WORDS = """els => els.flatMap(el => {
+  const text = el.textContent, node = el.firstChild, range = document.createRange(), lines = [];
+  let top = null;
+  for (let i = 0; i < text.length; i++) {
+    range.setStart(node, i); range.setEnd(node, i + 1);
+    const r = range.getClientRects()[0];
+    if (!r || !text[i].trim()) continue;
+    if (top === null || r.top > top + 2) { lines.push(i); top = r.top; }
+  }
+  const starts = new Set([...new Intl.Segmenter(document.documentElement.lang, { granularity: "word" })
+    .segment(text)].map(s => s.index));
+  return lines.slice(1).filter(i => !starts.has(i) && text[i - 1].trim()).map(i => `${text.slice(0, i)}|${text.slice(i)}`);
+})"""
+
+
+@pytest.mark.parametrize("preset", ["classic", "three-player"])
+def test_a_phone_breaks_the_japanese_score_lines_between_words(browser, quick_server, preset):
+    """On a 360-px phone the end of a hand's labels wrap in Japanese, between phrases (カナスタの
+    ｜ボーナス), never inside a word (ナチュラ｜ルカナス｜タ), nor inside a player's name."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_finished_hand(page, quick_server, preset, "ja")
+    page.wait_for_selector("#overlay .breakdown")
+    cells = "#overlay .breakdown th, #overlay .winner-line, #overlay .reason"
+    assert page.eval_on_selector_all(cells, _BROKEN_WORDS) == []
+    wrapped = page.eval_on_selector_all(
+        "#overlay .breakdown th[scope=row]", "els => els.filter(e => e.getClientRects()[0].height > 30).length")
+    assert wrapped, "no label wraps at this width: nothing to check"
+    dialog = page.locator("#overlay .dialog")
+    assert dialog.evaluate("d => d.scrollWidth <= d.clientWidth"), "the scores are wider than the dialog"
+    context.close()
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_back_to_the_scores_never_covers_a_table_button(browser, quick_server, size):
     viewport = DESKTOP if size == "desktop" else PHONE
