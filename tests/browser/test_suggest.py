@@ -208,6 +208,29 @@ def test_r6_3_a_take_short_of_the_minimum_gives_the_count_and_keeps_the_plan(pag
     assert _toast(page) == refusal
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_r6_a_meld_of_one_card_says_a_meld_needs_three_not_the_opening_minimum(page, server, lang):
+    """R6: a meld has at least three cards. The refusal's own numbers (3 cards, 1 held) are
+    the ones said, not the validation's opening count and minimum (50 points)."""
+    seed = _seed(lambda st: not st.nmelds[0])
+    use_prefs(page, lang=lang)
+    _open(page, server, seed)
+    before = version(page)
+    page.click("#stock")
+    wait_version_change(page, before)
+    hand = hand_cards(page)
+    i, card = next((i, c) for i, c in enumerate(hand) if c[0] in "456789TJQKA")
+    page.locator("#hand .card").nth(i).click()
+    page.click(f"#targets .rank-chip[data-rank='{card[0]}']")
+    page.wait_for_selector("#validation.bad")
+    text = page.inner_text("#validation")
+    if lang == "en":
+        assert text == f"A meld needs at least 3 cards; your {_plural(card[0])} have 1."
+    else:
+        assert text.startswith("メルドは3枚以上必要です。") and "50" not in text, text
+    assert page.inner_text("#meld-why") == text
+
+
 @pytest.mark.parametrize("size", [(1366, 768), (390, 844)])
 @pytest.mark.parametrize("scroll", ["end", "start"])
 def test_a_refusal_toast_never_covers_the_action_buttons(page, server, size, scroll):

@@ -39,8 +39,10 @@ function meldCards(action) {
 export function refusalText(err) {
   const details = err.details || {};
   const params = words(details);
-  if (err.count != null) params.count = err.count;
-  if (err.minimum != null) params.minimum = err.minimum;
+  // a validation's own count and opening minimum (points), unless the refusal's details carry
+  // theirs (a meld's least size, in cards)
+  if (err.count != null && params.count == null) params.count = err.count;
+  if (err.minimum != null && params.minimum == null) params.minimum = err.minimum;
   const detailed = filled(`refusals.${err.code}`, params);
   if (detailed) return detailed;
   const plain = filled(`errors.${err.code}`, params);
