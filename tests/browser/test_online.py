@@ -265,6 +265,35 @@ def test_the_move_timer_plays_for_an_absent_player_until_they_are_back(browser, 
         server.stop()
 
 
+def test_a_match_played_out_on_auto_play_shows_no_auto_play_once_over(browser, tmp_path):
+    """Both players let their moves time out: the server plays a one-hand room match to its
+    end. Once it is over nobody is "on auto-play" any more: no banner, no tag."""
+    server = Server(tmp_path / "canasta.db", config={**ONLINE, "move_seconds": 1.0})
+    server.start()
+    try:
+        host, friend = contexts(browser, 2)
+        open_lobby(host, server.url)
+        host.select_option("#room-preset", "two-player")
+        host.select_option("#room-target", "one_hand")
+        host.click("#btn-create-room")
+        host.wait_for_selector("#room-code-value")
+        code = host.inner_text("#room-code-value")
+        open_lobby(friend, server.url)
+        friend.fill("#room-code", code)
+        friend.click("#btn-join-room")
+        host.wait_for_selector("#btn-room-start:not([disabled])")
+        host.click("#btn-room-start")
+        for page in (host, friend):
+            page.wait_for_selector("#auto-banner", timeout=20_000)
+        for page in (host, friend):
+            page.wait_for_selector("#overlay[data-kind=match]", timeout=60_000)
+            assert page.locator("#auto-banner").count() == 0
+            assert page.locator(".seat .tag.auto").count() == 0
+            assert not page.errors, page.errors
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_disconnected_player_is_named_so_in_words(browser, online_server, lang):
     """A player whose page closed is marked "offline" beside the seat's hollow dot (before

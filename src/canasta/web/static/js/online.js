@@ -503,7 +503,9 @@ export function seatMarks(seat) {
       out.push(tag);
     }
   }
-  if (on.auto[seat]) out.push(h("small", "tag auto", t(`online.auto.${on.auto[seat]}`)));
+  // once the match is over nobody plays for anyone: only a seat that left still says so
+  const over = S.table.status === "match_over";
+  if (on.auto[seat] && (!over || on.auto[seat] === "left")) out.push(h("small", "tag auto", t(`online.auto.${on.auto[seat]}`)));
   const bubble = chatBubble(seat);
   if (bubble) out.push(bubble);
   return out;
@@ -556,7 +558,7 @@ export function autoBanner(send, leave) {
     return el;
   }
   const me = S.table.seat;
-  if (me == null) return null;
+  if (me == null || S.table.status === "match_over") return null;
   const reason = S.table.online.auto[me];
   if (!reason || reason === "left") return null;
   const el = h("div", "auto-banner");
