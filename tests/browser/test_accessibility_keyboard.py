@@ -11,6 +11,7 @@ import pytest
 from .conftest import page_api, use_prefs
 from .helpers import (
     first_meld_deal,
+    open_finished_hand,
     play_simple_turn,
     start_match,
     version,
@@ -147,6 +148,26 @@ def test_dialogs_take_trap_and_return_focus(page, server, opener, kind):
     page.wait_for_function("() => !document.body.dataset.overlay")
     assert not page.evaluate("document.getElementById('app').inert")
     assert active(page)["id"] == opener[1:]
+
+
+def test_a_dialog_opened_from_the_end_of_a_match_gives_focus_back_to_its_button(page, quick_server):
+    """The stats opened from the end of a match, then closed: the end of the match comes back
+    with focus on "Your stats", not on "New match" (Enter again must not start a match)."""
+    open_finished_hand(page, quick_server, "two-player")
+    page.wait_for_selector("#overlay[data-kind=match] #btn-match-stats")
+    page.focus("#btn-match-stats")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#overlay[data-kind=stats]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
+    page.wait_for_function("() => document.activeElement && document.activeElement.closest('#overlay .dialog')")
+    assert active(page)["id"] == "btn-match-stats"
+    # a match dialog opened afresh later still focuses its first choice
+    page.click("#btn-peek")
+    page.click("#btn-peek-back")
+    page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
+    page.wait_for_function("() => document.activeElement && document.activeElement.closest('#overlay .dialog')")
+    assert active(page)["id"] == "btn-new-match"
 
 
 def test_a_heading_focused_for_screen_readers_draws_no_ring_but_controls_do(page, server):

@@ -129,7 +129,7 @@ def test_a_phone_breaks_the_japanese_score_lines_between_words(browser, quick_se
     page = context.new_page()
     open_finished_hand(page, quick_server, preset, "ja")
     page.wait_for_selector("#overlay .breakdown")
-    cells = "#overlay .breakdown th, #overlay .winner-line, #overlay .reason"
+    cells = "#overlay .breakdown tbody th, #overlay .breakdown thead th + th, #overlay .winner-line, #overlay .reason"
     assert page.eval_on_selector_all(cells, _BROKEN_WORDS) == []
     wrapped = page.eval_on_selector_all(
         "#overlay .breakdown th[scope=row]", "els => els.filter(e => e.getClientRects()[0].height > 30).length")

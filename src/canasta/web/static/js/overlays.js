@@ -14,6 +14,9 @@ export function overlayKind() { return document.body.dataset.overlay || null; }
 // Where focus goes back to when the dialogs close (a selector: the page is redrawn meanwhile).
 let opener = null;
 let returnTo = null;
+// A dialog opened from inside another (the stats from the end of a match): the control that
+// opened it, focused again when that other dialog comes back.
+let underneath = null;
 
 /** The page behind a dialog can be neither reached nor read while it is open. */
 function setInert(on) {
@@ -68,6 +71,12 @@ export function dialog(kind, title, { closable = true, onClose } = {}) {
   const o = overlay();
   const fresh = o.hidden || o.dataset.kind !== kind;
   if (o.hidden && !opener) { opener = returnTo || focusKey(); returnTo = null; }
+  const back = fresh && underneath && underneath.kind === kind ? underneath.key : null;
+  if (fresh) underneath = null;
+  if (!o.hidden && o.dataset.kind && o.dataset.kind !== kind && o.contains(document.activeElement)) {
+    const key = focusKey();
+    if (key) underneath = { kind: o.dataset.kind, key };
+  }
   let keep = null;
   if (!fresh && o.contains(document.activeElement)) {
     keep = focusKey();
@@ -120,7 +129,7 @@ export function dialog(kind, title, { closable = true, onClose } = {}) {
     // The first thing read is the dialog's name, then its close button (its first control).
     // A dialog opens at its top: scrolled to its focused buttons, a tall one on a phone
     // would hide what it says first (how the hand ended).
-    focusFirstInPlace(box.querySelector("[data-autofocus]"), box.querySelector(".close"), tabbables(body)[0], box);
+    focusFirstInPlace(back && box.querySelector(back), box.querySelector("[data-autofocus]"), box.querySelector(".close"), tabbables(body)[0], box);
   });
   box.tabIndex = -1;
   return body;
@@ -143,8 +152,9 @@ export function handOverlay(ctl) {
     const table = document.createElement("table");
     table.className = "breakdown";
     const sides = result.sides || [];
-    const head = `<thead><tr><th></th>${sides.map((s) => `<th scope="col"></th>`).join("")}</tr></thead>`;
+    const head = `<thead><tr><th scope="col"><span class="sr-only"></span></th>${sides.map((s) => `<th scope="col"></th>`).join("")}</tr></thead>`;
     table.innerHTML = head + "<tbody></tbody>";
+    table.querySelector("thead .sr-only").textContent = t("result.score_item");
     sides.forEach((s, k) => { table.querySelectorAll("thead th")[k + 1].textContent = sideName(s.side); });
     const rows = [
       ["result.melds", (s) => s.melds],
