@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from .conftest import use_prefs
-from .helpers import open_finished_hand
+from .helpers import open_finished_hand, start_match, version, wait_my_turn, wait_version_change
 from .positions import growing_hand, many_melds, open_position
 
 pytestmark = pytest.mark.browser
@@ -101,6 +101,37 @@ def test_a_tall_result_dialog_on_a_phone_opens_at_its_top(browser, quick_server,
     seen = page.evaluate("""() => { const d = document.querySelector('#overlay .dialog').getBoundingClientRect();
         const b = document.activeElement.getBoundingClientRect(); return b.top >= d.top && b.bottom <= d.bottom; }""")
     assert seen, "the focused button is out of the dialog's view"
+    context.close()
+
+
+_UNDER_THE_BAR = """() => {
+  const bar = document.querySelector('.table-nav').getBoundingClientRect();
+  return [...document.querySelectorAll('#table .buttons > *')]
+    .filter(el => { const r = el.getBoundingClientRect(); return r.height && r.bottom > bar.top + 1; })
+    .map(el => el.id || el.className);
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_plan_staged_on_a_phone_keeps_every_table_button_above_the_bar(browser, server, lang):
+    """Staging a meld grows the table (the plan, its count, the refusal's words) while the
+    server checks it: the page keeps the table's buttons, all of them, above the bottom bar."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    use_prefs(page, lang=lang)
+    start_match(page, server.url, mode="computer2")
+    wait_my_turn(page)
+    before = version(page)
+    page.tap("#stock")
+    wait_version_change(page, before)
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    page.wait_for_timeout(200)
+    page.locator("#hand .card").first.tap()
+    page.locator("#targets .rank-chip").first.tap()
+    page.wait_for_selector("#table .plan-group")
+    page.wait_for_selector("#validation")  # the server's answer has been drawn
+    page.wait_for_timeout(300)
+    assert page.evaluate(_UNDER_THE_BAR) == []
     context.close()
 
 

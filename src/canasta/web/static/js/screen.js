@@ -87,10 +87,36 @@ function handTarget(want) {
 
 // ---- drawing -------------------------------------------------------------------------------
 
+/** Whether the table's buttons are all in sight: under the header, above a phone's bottom bar. */
+function buttonsInSight() {
+  const row = document.querySelector("#table .buttons");
+  if (!row || S.screen !== "table") return false;
+  const r = row.getBoundingClientRect();
+  const bar = document.querySelector(".table-nav");
+  const bottom = bar && bar.getClientRects().length ? bar.getBoundingClientRect().top : window.innerHeight;
+  return r.height > 0 && r.top >= 0 && r.bottom <= bottom + 1;
+}
+
+// The table's buttons in sight stay in sight when the table above them grows (a staged plan's
+// count and the server's word on it arrive after the plan, a card's flight ends): whether they
+// were is known from the last scroll, redraw or growth, and checked again when #table resizes.
+let buttonsShown = false;
+function keepButtonsInSight() {
+  if (buttonsShown && !buttonsInSight()) document.querySelector("#table .buttons").scrollIntoView({ block: "nearest" });
+  buttonsShown = buttonsInSight();
+}
+window.addEventListener("scroll", () => { buttonsShown = buttonsInSight(); }, { passive: true });
+if (typeof ResizeObserver === "function") {
+  const watch = new ResizeObserver(() => keepButtonsInSight());
+  const table = document.getElementById("table");
+  if (table) watch.observe(table);
+}
+
 export function redraw() {
   const key = focusKey();
   redrawInner();
   syncAddress();
+  keepButtonsInSight();
   if (overlayKind()) return;  // an open dialog keeps its own focus
   const back = takeReturnFocus();
   if (pendingFocus && (pendingFocus.after === "now" || (S.msg && S.msg.version > pendingFocus.after))) {
