@@ -1,13 +1,18 @@
-"""The replay page: stepping through a finished match, seats, all hands, export, import, links."""
+"""The replay page: stepping through a finished match, seats and their names, all hands, export,
+import, links, a phone."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .conftest import page_api, use_prefs
+from .conftest import Server, page_api, use_prefs
+from .test_online import ONLINE
 
 pytestmark = pytest.mark.browser
 
@@ -170,3 +175,142 @@ def test_axe_replay_page(browser, server, tmp_path, lang, size):
         assert not bad, "\n".join(bad)
     finally:
         context.close()
+
+
+# ---- a finished online match ----------------------------------------------------------------
+
+#: a finished online match (``online_match``): the server, the table, the guest's name, their page
+OnlineMatch = tuple[Server, str, str, Any]
+
+
+def context_page(browser, *, lang: str, phone: bool) -> Any:
+    """A page of a new browser (its own session) in ``lang``, on a 390×844 phone or a desktop."""
+    size = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True} if phone \
+        else {"viewport": {"width": 1280, "height": 800}}
+    page = browser.new_context(**size).new_page()
+    use_prefs(page, lang=lang)
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
+@pytest.fixture(scope="module")
+def online_match(browser, tmp_path_factory) -> Iterator[OnlineMatch]:
+    """A one-hand two-player match of a private room between "Ann" and a guest, each moving at
+    random over their own socket until it is over."""
+    server = Server(tmp_path_factory.mktemp("db") / "canasta.db", config=ONLINE)
+    server.start()
+    pages = []
+    try:
+        ann, guest = pages = [context_page(browser, lang="en", phone=phone) for phone in (True, False)]
+        for page in pages:
+            page.goto(server.url)
+            page.wait_for_selector("body.ready")
+            page.click("#btn-online")
+            page.wait_for_selector("#btn-find-match:not([disabled])")
+        ann.click("#btn-edit-name")
+        ann.fill("#name-input", "Ann")
+        ann.click("#btn-save-name")
+        ann.wait_for_selector("#online-you .you-name:text('Ann')")
+        ann.select_option("#room-preset", "two-player")
+        ann.select_option("#room-target", "one_hand")
+        ann.click("#btn-create-room")
+        code = ann.inner_text("#room-code-value")
+        guest_name = guest.inner_text("#online-you .you-name")
+        guest.fill("#room-code", code)
+        guest.click("#btn-join-room")
+        ann.click("#btn-room-start:not([disabled])")
+        for page in pages:
+            page.wait_for_selector("#table .seats", timeout=20_000)
+        table = ann.evaluate("location.hash").removeprefix("#table=")
+        for page in pages:  # both play at once
+            page.evaluate(f"(tid) => {{ window.played = ({PLAY})(tid); }}", table)
+        for page in pages:
+            page.evaluate("() => window.played")
+        yield server, table, guest_name, guest
+    finally:
+        for page in pages:
+            page.context.close()
+        server.stop()
+
+
+def test_an_online_replay_names_the_players(online_match, browser):
+    """The seats of an online match are its players, by the names the server sends (a guest's
+    in the page's language): in the seat picker, the moves, the sides and the totals."""
+    server, table, guest_name, guest = online_match
+    guest.goto(server.url + f"#replay={table}")
+    guest.wait_for_selector("#replay-count")
+    names = {"Ann", guest_name}
+    # the guest sees the match from their own seat, and which total is theirs
+    seats = guest.eval_on_selector_all("#replay-seat option", "os => os.map((o) => o.textContent)")
+    assert set(seats) == names and guest.input_value("#replay-seat") == str(seats.index(guest_name))
+    assert guest.inner_text(".replay-seat.own .seat-name") == guest_name
+    assert set(guest.eval_on_selector_all("#replay .side-name", "els => els.map((e) => e.textContent)")) == names
+    meta = guest.inner_text(".replay-meta")
+    assert re.search(" – ".join(rf"{name}: -?\d+" for name in seats), meta), meta
+    assert re.fullmatch(rf"Hand 1 is dealt \(({'|'.join(names)}) deals\)\.", guest.inner_text("#replay-now"))
+    guest.keyboard.press("End")
+    guest.wait_for_selector(".replay-result")
+    assert re.search(" · ".join(rf"{name}: -?\d+" for name in seats), guest.inner_text(".replay-result"))
+    assert not re.search(r"Player \d", guest.inner_text("#replay"))
+    # anyone may see a finished online match; a Japanese page reads the guest's name in Japanese
+    other = context_page(browser, lang="ja", phone=False)
+    try:
+        other.goto(server.url + f"#replay={table}")
+        other.wait_for_selector("#replay-count")
+        number = guest_name.removeprefix("Guest ")
+        assert other.eval_on_selector_all("#replay-seat option", "os => os.map((o) => o.textContent)") == \
+            [f"ゲスト{number}" if s == guest_name else s for s in seats]
+        text = other.inner_text("#replay")
+        assert "Guest" not in text and not re.search(r"プレイヤー\d", text)
+        assert not other.errors, other.errors
+    finally:
+        other.context.close()
+    assert not guest.errors, guest.errors
+
+
+def test_an_offline_replay_numbers_its_seats(page, server):
+    """Against the computer the seats are numbered (the server's "You" and "Computer" are no
+    names), the computer's said to be one."""
+    use_prefs(page)
+    tid = finished_match(page, server)
+    page.goto(server.url + f"#replay={tid}")
+    page.wait_for_selector("#replay-count")
+    assert page.eval_on_selector_all("#replay-seat option", "os => os.map((o) => o.textContent)") == \
+        ["Player 1", "Player 2 (Computer)"]
+    assert "You" not in page.inner_text("#replay")
+
+
+SETTLED = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(scrollY))))"
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_the_replay_opens_at_its_top_on_a_phone(online_match, browser, lang):
+    """A phone's replay opens at its top, its heading clear of the sticky top bar (the move list,
+    below the table, scrolls by itself to its current step, never the page); focus on the
+    current step follows it."""
+    server, table, *_ = online_match
+    page = context_page(browser, lang=lang, phone=True)
+    try:
+        page.goto(server.url + f"#replay={table}")
+        page.wait_for_selector("#replay-count")
+        assert page.evaluate(SETTLED) == 0
+        bar = page.evaluate("document.querySelector('.topbar').getBoundingClientRect().bottom")
+        assert page.evaluate("document.querySelector('#replay h1').getBoundingClientRect().top") >= bar
+        # the last step: the move list shows it, the page stays where it is
+        page.keyboard.press("End")
+        page.wait_for_function("() => document.querySelector('#replay-forward').disabled")
+        assert page.evaluate(SETTLED) == 0
+        inside = """() => { const list = document.querySelector('#replay-log').getBoundingClientRect();
+          const li = document.querySelector('#replay-log li.current').getBoundingClientRect();
+          return li.top >= list.top - 1 && li.bottom <= list.bottom + 1; }"""
+        assert page.evaluate(inside)
+        # a keyboard user on the current step stays on it as it moves
+        page.focus("#replay-log li.current button")
+        page.keyboard.press("Home")
+        page.wait_for_function("() => document.querySelector('#replay').dataset.index === '0'")
+        assert page.evaluate("!!document.activeElement.closest('#replay-log li.current')")
+        assert page.evaluate(inside)
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()

@@ -2,7 +2,7 @@
 // by step, as one seat saw it. The server (the core) builds every step from the record; this
 // module only draws the views it is sent and asks for another hand or seat.
 import { S } from "./store.js";
-import { t } from "./i18n.js";
+import { t, personName } from "./i18n.js";
 import { api } from "./net.js";
 import { cardEl, backEl, cardName, cardShort, rankLabel } from "./cards.js";
 import { meldChip } from "./table.js";
@@ -66,7 +66,6 @@ async function load(hand, index) {
   }
   R.loading = false;
   redraw();
-  focusCurrent();
 }
 
 function postRecord(path, text) { return api("POST", path, text); }
@@ -118,17 +117,37 @@ function onKey(e) {
 }
 document.addEventListener("keydown", onKey);
 
-function focusCurrent() {
-  const el = document.querySelector("#replay-log li.current");
-  if (el) el.scrollIntoView({ block: "nearest" });
+/** Scroll the move list (only it: never the page) to show the current step. The page does not
+ * move: on a phone the list is below the table, and scrolling it into view opened the replay
+ * scrolled down, its heading under the top bar. */
+function showCurrent() {
+  const list = document.getElementById("replay-log");
+  const li = list && list.querySelector("li.current");
+  if (!li) return;
+  const top = li.getBoundingClientRect().top - list.getBoundingClientRect().top - list.clientTop + list.scrollTop;
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (top + li.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top + li.offsetHeight - list.clientHeight;
 }
 
 // ---- names and sentences --------------------------------------------------------------------
 
+// An offline table's seat names are the server's placeholders ("You", "Left", "Player 2", in
+// English): its seats are numbered instead.
+const OFFLINE = ["computer", "local"];
+
+/** A seat's name: an online match's player by name ("Guest 4821", "Computer 3" in the page's
+ * language); elsewhere "Player 2", "(Computer)" after a computer seat. */
 function seatName(seat) {
-  const info = R.summary && R.summary.seats && R.summary.seats[seat];
+  const s = R.summary;
+  const info = s && s.seats && s.seats[seat];
+  if (info && info.name && s.mode && !OFFLINE.includes(s.mode)) return personName(info.name);
   const name = t("seat.player", { n: seat + 1 });
   return info && info.kind === "computer" ? `${name} (${t("seat.computer")})` : name;
+}
+
+/** The seats of a side (or a team: ``sides`` is then the view's teams), by name. */
+function sideName(sides, side) {
+  return sides.map((s, seat) => (s === side ? seatName(seat) : null)).filter(Boolean).join(" & ");
 }
 
 function sentence(step) {
@@ -171,7 +190,7 @@ export function renderReplay(root, ctl) {
   const step = R.steps[R.index];
   root.dataset.hand = R.hand;
   root.dataset.index = R.index;
-  root.append(header());
+  root.append(header(step));
   root.append(controls(ctl));
   const main = h("div", "replay-main");
   main.append(tableOf(step));
@@ -183,6 +202,7 @@ export function renderReplay(root, ctl) {
   root.insertBefore(live, main);
   const fair = fairnessDetails();
   if (fair) root.append(fair);
+  showCurrent();
 }
 
 function errorLine() {
@@ -195,12 +215,16 @@ function errorLine() {
   return p;
 }
 
-function header() {
+function header(step) {
   const s = R.summary;
   const parts = [];
   if (s.settings && s.settings.preset) parts.push(t(`presets.${s.settings.preset}`));
   if (R.fileName) parts.push(R.fileName);
-  parts.push(t("replay.scores", { scores: s.scores.join(" – ") }));
+  // each total named by its team's seats (a match's teams: a three-player hand's sides are
+  // not its scores' owners): a player tells which one is theirs
+  const teams = step && step.view && step.view.teams;
+  const scores = teams ? s.scores.map((score, team) => `${sideName(teams, team)}: ${score}`).join(" – ") : s.scores.join(" – ");
+  parts.push(t("replay.scores", { scores }));
   parts.push(s.over ? t("replay.over") : t("replay.unfinished"));
   return h("p", "muted replay-meta", parts.join(" · "));
 }
@@ -338,9 +362,8 @@ function tableOf(step) {
   for (const side of [...new Set(v.sides)]) {
     const area = h("div", "melds");
     area.dataset.side = side;
-    const names = v.sides.map((s, i) => (s === side ? seatName(i) : null)).filter(Boolean).join(" & ");
     const head = h("div", "melds-head");
-    head.append(h("h2", "side-name", names));
+    head.append(h("h2", "side-name", sideName(v.sides, side)));
     if (v.canastas[side]) head.append(h("span", "tag gold", t("table.canastas_n", { n: v.canastas[side] })));
     area.append(head);
     const list = h("div", "meld-list");
@@ -379,7 +402,10 @@ function moveLog() {
     const b = h("button", "link", sentence(s));
     b.type = "button";
     b.tabIndex = i === R.index ? 0 : -1;
-    if (i === R.index) b.setAttribute("aria-current", "step");
+    if (i === R.index) {
+      b.setAttribute("aria-current", "step");
+      b.dataset.focus = "current";  // focus on the current step follows it to the next one (focus.js)
+    }
     b.addEventListener("click", () => jump(i));
     li.append(b);
     ol.append(li);
