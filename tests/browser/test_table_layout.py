@@ -170,6 +170,19 @@ def test_a_phone_breaks_the_japanese_score_lines_between_words(browser, quick_se
     context.close()
 
 
+def test_a_phone_breaks_the_japanese_hand_off_between_words(browser, server):
+    """Pass-and-play's hand-off on a 390-px phone: 「プレイヤー2に端末を｜渡してください。」,
+    not 「…渡してくださ｜い。」 (a lone syllable on the second line)."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    use_prefs(page, lang="ja")
+    start_match(page, server.url, mode="local3", target="one_hand", difficulty=None)
+    page.wait_for_selector("#overlay[data-kind=handoff] #btn-reveal")
+    cells = "#overlay .handoff-text, #overlay .dialog-body .muted, #btn-reveal"
+    assert page.eval_on_selector_all(cells, _BROKEN_WORDS) == []
+    context.close()
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_back_to_the_scores_never_covers_a_table_button(browser, quick_server, size):
     viewport = DESKTOP if size == "desktop" else PHONE
