@@ -190,7 +190,8 @@ def test_display_scale_starts_at_1000() -> None:
 
 def test_leaderboard_places_agree_with_the_viewers_place_through_ties(db_url: str) -> None:
     """Places are positions in one order (rating, then who reached it first): the viewer's
-    place is the place the list gives it, ties too; a deleted account holds no place."""
+    place is the place the list gives it, ties too; a deleted account holds no place, nor a
+    guest merged into an account at a login (nobody plays as it again)."""
     import datetime as dt
     import uuid
 
@@ -214,6 +215,7 @@ def test_leaderboard_places_agree_with_the_viewers_place_through_ties(db_url: st
                 (f"lb-gone-{tag}", "deleted", base + 30, 9),
                 (f"lb-top-{tag}", "guest", base + 20, 9),
                 (f"lb-gone2-{tag}", "deleted", base + 25, 7),
+                (f"lb-merged-{tag}", "merged", base + 15, 6),
                 (f"lb-old-{tag}", "guest", base + 10, 5),
                 (me, None, base + 10, 3),
                 (f"lb-new-{tag}", "guest", base + 10, 1),
@@ -232,7 +234,7 @@ def test_leaderboard_places_agree_with_the_viewers_place_through_ties(db_url: st
             c.portal.call(seed)
             board = a.get("/api/leaderboard?kind=classic").json()
             mine = [row for row in board["top"] if row["id"] == me]
-            assert [row["id"] for row in board["top"]][:4] == [rows[1][0], rows[3][0], me, rows[5][0]]
+            assert [row["id"] for row in board["top"]][:4] == [rows[1][0], rows[4][0], me, rows[6][0]]
             assert [row["place"] for row in board["top"]][:4] == [1, 2, 3, 4]
             assert mine[0]["place"] == board["you"]["place"] == 3
         finally:

@@ -331,8 +331,10 @@ async def leaderboard(
 ) -> dict[str, Any]:
     """The top ``limit`` ratings of ``kind`` and the viewer's place. Places are positions in
     one order (rating, then who reached it first, then the account id), over the accounts that
-    are not deleted, so a place in the list and the viewer's own place always agree, ties too."""
-    listed = (RatingRow.kind == kind, AccountRow.kind != "deleted")
+    are not deleted, so a place in the list and the viewer's own place always agree, ties too.
+    A guest merged into an account at a login is not listed either: nobody plays as it again,
+    and nobody could take it off the list."""
+    listed = (RatingRow.kind == kind, AccountRow.kind.not_in(("deleted", "merged")))
     async with store.sessions() as s:
         rows = (
             await s.execute(
