@@ -548,23 +548,28 @@ def masked_email(email: str) -> str:
 def email_changed_mail(new: str, base: str, lang: str) -> tuple[str, str]:
     """The subject and text of the notice sent to an account's old address once a change of
     its email is confirmed: the old address can no longer log in or recover the account, so
-    its owner is told, with the new address masked."""
+    its owner is told, with the new address masked. The change may be confirmed from any
+    browser, in a language its owner never chose: the notice says it in both, the confirming
+    page's first."""
     shown = masked_email(new)
-    if lang == "ja":
-        return (
-            "Canasta: メールアドレスが変更されました",
+    words = {
+        "ja": (
+            "メールアドレスが変更されました",
             f"あなたの Canasta アカウントのメールアドレスは {shown} に変更されました。"
             "このアドレスでは、もうログインもパスワードの再設定もできません。\n\n"
             f"心当たりがあれば、このメールは無視してください。心当たりがなければ、{base}/ の"
             "運営者に連絡してください。\n",
-        )
-    return (
-        "Canasta: your email address was changed",
-        f"The email address of your Canasta account was changed to {shown}. This address "
-        "can no longer be used to log in or to reset the password.\n\n"
-        "If you made this change, ignore this message. If you did not, contact the operator "
-        f"of {base}/ .\n",
-    )
+        ),
+        "en": (
+            "your email address was changed",
+            f"The email address of your Canasta account was changed to {shown}. This address "
+            "can no longer be used to log in or to reset the password.\n\n"
+            "If you made this change, ignore this message. If you did not, contact the operator "
+            f"of {base}/ .\n",
+        ),
+    }
+    first, second = (words["ja"], words["en"]) if lang == "ja" else (words["en"], words["ja"])
+    return f"Canasta: {first[0]} / {second[0]}", f"{first[1]}\n----\n\n{second[1]}"
 
 
 # ---------------------------------------------------------------------- routes
