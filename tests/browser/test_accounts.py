@@ -317,3 +317,107 @@ def test_axe_the_confirmation_and_coin_history_dialogs(browser, mail_server, lan
     bad += scan(page, "ledger", lang, "desktop")
     context.close()
     assert not bad, "\n".join(bad)
+
+
+def _registered(browser, server: Server, lang: str = "en"):
+    """A page registered at once (the server has no SMTP) and loaded again; its email."""
+    email = f"p-{uuid.uuid4().hex[:10]}@example.test"
+    context, page = _page(browser, server, lang=lang)
+    assert page_api(page, "POST", "/api/account/register", {"email": email, "password": PASSWORD, "lang": lang})["account"]["kind"] == "registered"
+    page.goto(server.url)
+    page.wait_for_selector("body.ready")
+    return context, page, email
+
+
+def _open_part(page, part: str) -> None:
+    """Open one of the panel's parts (change password, delete my account...)."""
+    page.click(f"#{part} > summary", timeout=5_000)
+    page.wait_for_selector(f"#{part}[open]")
+
+
+def test_a_guest_deletes_their_account_from_the_panel_but_not_while_in_a_match(browser, fresh_server) -> None:
+    from .test_online import quick_match
+
+    # two guests in a quick match: their accounts cannot go while it is played
+    pages = [_page(browser, fresh_server) for _ in range(2)]
+    quick_match([p for _, p in pages], fresh_server.url, "two-player")
+    context, page = pages[0]
+    guest = page_api(page, "GET", "/api/account")["account"]["id"]
+    _open_account(page)
+    _open_part(page, "delete-account")
+    assert page.locator("#delete-password").count() == 0  # a guest has no password to give
+    assert "leaderboard" in page.text_content("#delete-account")
+    page.click("#form-delete button[type=submit]")
+    page.wait_for_selector(".acc-note.warn")
+    assert page.text_content(".acc-note.warn") == "Finish or leave your online match first."
+    assert page_api(page, "GET", "/api/account")["account"]["id"] == guest
+    for c, _ in pages:
+        c.close()
+    # a guest out of any match: deleted, and the page is a new guest
+    context, page = _page(browser, fresh_server)
+    guest = page_api(page, "GET", "/api/account")["account"]["id"]
+    _open_account(page)
+    _open_part(page, "delete-account")
+    page.click("#form-delete button[type=submit]")
+    page.wait_for_selector(".acc-note.good")
+    assert page.text_content(".acc-note.good") == "Your account is deleted. This browser is a new guest."
+    me = page_api(page, "GET", "/api/account")["account"]
+    assert me["kind"] == "guest" and me["id"] != guest
+    assert page_api(page, "GET", f"/api/players/{guest}")["error"]["code"] == "player_not_found"
+    context.close()
+
+
+@pytest.mark.parametrize(("lang", "wrong"), [("en", "The password is wrong."), ("ja", "パスワードが違います。")])
+def test_the_forms_that_ask_only_for_the_password_say_the_password_is_wrong(browser, fresh_server, lang, wrong) -> None:
+    context, page, email = _registered(browser, fresh_server, lang)
+    _open_account(page)
+
+    def submit(form: str) -> str:
+        """The note the panel shows after ``form`` is sent (a new one: the panel redraws)."""
+        page.evaluate("() => document.querySelector('#overlay .acc-note')?.setAttribute('data-old', '')")
+        page.click(f"#{form} button[type=submit]")
+        page.wait_for_selector("#overlay .acc-note.warn:not([data-old])")
+        return page.text_content("#overlay .acc-note.warn")
+
+    _open_part(page, "change-password")
+    page.fill("#pw-current", "not the password")
+    page.fill("#pw-new", "a brand new secret")
+    assert submit("form-password") == wrong
+    _open_part(page, "change-email")
+    page.fill("#email-new", f"n-{email}")
+    page.fill("#email-password", "not the password")
+    assert submit("form-email") == wrong
+    _open_part(page, "delete-account")
+    page.fill("#delete-password", "not the password")
+    assert submit("form-delete") == wrong
+    assert page_api(page, "GET", "/api/account")["account"]["email"] == email  # nothing changed
+    context.close()
+
+
+def test_a_reset_link_that_cannot_be_used_offers_a_new_link_instead_of_the_form(browser, mail_server) -> None:
+    server, _inbox = mail_server
+    context, page = _page(browser, server)
+    page.goto(f"{server.url}#reset={uuid.uuid4().hex}{uuid.uuid4().hex[:11]}")  # used, expired or unknown
+    page.wait_for_selector("#overlay[data-kind=reset] #reset-password")
+    page.fill("#reset-password", "my new password")
+    page.click("#form-reset button[type=submit]")
+    page.wait_for_selector("#overlay[data-kind=reset] p.warn", timeout=10_000)
+    assert "ask for a new one" in page.text_content("#overlay p.warn")
+    # no form to fill in vain: the way to a new link instead
+    assert page.locator("#overlay #reset-password, #overlay #form-reset").count() == 0
+    page.click("#btn-reset-new-link", timeout=5_000)
+    page.wait_for_selector("#overlay[data-kind=account] #forgot-email")
+    context.close()
+
+
+def test_a_shop_that_cannot_be_read_says_why_and_is_not_left_loading(browser, server) -> None:
+    context, page = _page(browser, server)
+    down = '{"error": {"code": "storage_unavailable", "message": "down"}}'
+    page.route("**/api/shop", lambda route: route.fulfill(status=503, content_type="application/json", body=down))
+    _open_account(page)
+    page.click("#btn-shop")
+    page.wait_for_selector("#overlay[data-kind=shop] #shop-note.warn")
+    page.wait_for_timeout(300)  # a redraw would have come
+    assert page.text_content("#shop-note") == "The server's storage is unavailable: try again in a moment."
+    assert "Loading" not in page.text_content("#overlay")
+    context.close()

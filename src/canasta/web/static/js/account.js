@@ -3,7 +3,7 @@
 // (data-back, data-theme), kept in localStorage too, so every table shows them, offline too.
 import { S } from "./store.js";
 import { t, language, personName } from "./i18n.js";
-import { api } from "./net.js";
+import { api, onSessionLost } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { h } from "./dom.js";
 
@@ -36,8 +36,10 @@ export function field(id, label, type = "text", extra = {}) {
   return { wrap, input };
 }
 
-export function errorMessage(e) {
-  const key = `account.errors.${e && e.code}`;
+/** An error in words; ``own`` names this form's own text for some codes (a form that asks
+ * only for the password says the password is wrong, not "the email or the password"). */
+export function errorMessage(e, own = {}) {
+  const key = own[e && e.code] || `account.errors.${e && e.code}`;
   const text = t(key);
   return text === key ? t("account.errors.generic", { code: (e && e.code) || "?" }) : text;
 }
@@ -57,14 +59,19 @@ function cachedCosmetics() {
 
 applyCosmetics(cachedCosmetics());  // before the server answers (or when it cannot)
 
-export async function refreshAccount() {
-  try {
-    info = await api("GET", "/api/account");
-    S.account = { ...(S.account || {}), ...info.account };
-    applyCosmetics(info.account.cosmetics);
-  } catch { /* offline: the cached cosmetics stay */ }
+async function loadAccount() {
+  info = await api("GET", "/api/account");
+  S.account = { ...(S.account || {}), ...info.account };
+  applyCosmetics(info.account.cosmetics);
   const badge = document.getElementById("btn-account");
-  if (badge && info) badge.dataset.kind = info.account.kind;
+  if (badge) badge.dataset.kind = info.account.kind;
+}
+
+export async function refreshAccount() {
+  try { await loadAccount(); } catch (e) {
+    if (e.code === "no_session") await sessionEnded();
+    // else offline: the cached cosmetics stay
+  }
   return info;
 }
 
@@ -72,6 +79,50 @@ export async function refreshAccount() {
 async function newGuest() {
   try { const res = await api("POST", "/api/session", {}); S.account = res.account; } catch { /* keep */ }
   await refreshAccount();
+}
+
+// ---- a session ended elsewhere ------------------------------------------------------------
+
+// The server ends a session when its account logs out everywhere, changes or resets its
+// password or is deleted, maybe in another browser: this page's requests then answer 401
+// no_session and its sockets close with 4401 (docs/protocol.md). The page gets a session
+// again, as on a first visit, and says so once.
+let checking = null;  // that in flight: every request and socket that saw the end waits for it
+let changing = 0;     // the page's own session changes in flight (log in, log out, ...)
+
+/** Run ``fn``, which changes this browser's session: the 4401 closes and no_session answers
+ * it causes are no news (it reconnects the sockets itself once it is done). */
+async function ownChange(fn) {
+  changing++;
+  try { return await fn(); } finally { changing--; }
+}
+
+/** The server said this page's session ended: settled once the page has one again. */
+export function sessionEnded() {
+  if (changing) return Promise.resolve();
+  if (!checking) checking = sessionAgain().finally(() => { checking = null; });
+  return checking;
+}
+
+async function sessionAgain() {
+  const before = S.account && S.account.id;
+  // the cookie's session if another tab of this browser made one meanwhile, else a new guest
+  const res = await api("POST", "/api/session", {});
+  S.account = res.account;
+  try { await loadAccount(); } catch {
+    // a browser that keeps no cookie: the panel shows the guest it was just given
+    info = { ...(info || {}), account: { email: null, pending_email: null, coins: 0, cosmetics: {}, ...res.account } };
+  }
+  if (!before || before === res.account.id) return;
+  if (ctl) ctl.toast(res.account.kind === "guest" ? t("account.session_ended") : t("account.session_switched", { name: personName(res.account.name) }));
+  // what was drawn from the account that ended is drawn again
+  formView = "main";
+  note = null;
+  const shown = document.body.dataset.overlay;
+  if (shown === "account") drawAccount();
+  else if (shown === "shop" || shown === "ledger") import("./shop.js").then((m) => m.openShop());
+  else if (shown === "profile" || shown === "leaderboard") openAccount();
+  if (ctl && ctl.redraw) ctl.redraw();
 }
 
 // ---- start-up -----------------------------------------------------------------------------
@@ -82,6 +133,7 @@ export async function initAccount(controller) {
   if (btn) btn.addEventListener("click", () => openAccount());
   const report = document.getElementById("btn-report");
   if (report) report.addEventListener("click", async () => { const m = await import("./report.js"); m.openReport(); });
+  onSessionLost(sessionEnded);
   await refreshAccount();
   const fromHash = () => {
     const m = location.hash.match(/^#(reset|confirm)=([A-Za-z0-9_-]{20,100})$/);
@@ -121,25 +173,28 @@ function redrawKeepingInput() {
 }
 
 
-async function attempt(fn, okText) {
+async function attempt(fn, okText, own = {}) {
   try {
     await fn();
     note = okText ? { text: okText, bad: false } : null;
   } catch (e) {
-    note = { text: errorMessage(e), bad: true };
+    note = { text: errorMessage(e, own), bad: true };
   }
   drawAccount();
 }
 
+// the forms that ask for the password and no email: a wrong one is "the password is wrong"
+const PASSWORD_ONLY = { bad_credentials: "account.wrong_password" };
+
 /** Send an address to confirm (registration, a new email): the note then asks to check the
  * mail at it (``mailKey``) when the server waits for the owner, else says ``doneKey``. */
-async function attemptConfirming(path, body, emailField, mailKey, doneKey) {
+async function attemptConfirming(path, body, emailField, mailKey, doneKey, own = {}) {
   let sent = null;
   await attempt(async () => {
     const res = await api("POST", path, body);
     sent = res.pending ? emailField.input.value.trim() : null;
     await refreshAccount();
-  }, null);
+  }, null, own);
   if (!note) note = { text: sent ? t(mailKey, { email: sent }) : t(doneKey), bad: false };
   drawAccount();
 }
@@ -172,7 +227,30 @@ function drawAccount(passive = false) {
   link("btn-shop", t("shop.title"), async () => { const m = await import("./shop.js"); m.openShop(); });
   link("btn-report-menu", t("report.title"), async () => { const m = await import("./report.js"); m.openReport({ fromTable: false }); });
   body.append(links);
-  if (acc.kind === "registered") drawRegistered(body, acc); else drawGuest(body);
+  if (formView === "forgot") drawForgot(body);
+  else if (acc.kind === "registered") drawRegistered(body, acc);
+  else drawGuest(body);
+}
+
+/** A part of the panel that opens on demand; it stays open across redraws. */
+function details(body, id, title, content) {
+  const d = h("details", { class: "acc-details", id }, h("summary", { text: title }), content);
+  if (formView === id) d.open = true;
+  d.addEventListener("toggle", () => { if (d.open) formView = id; });
+  body.append(d);
+}
+
+/** Delete my account: a registered account confirms with its password, a guest (public
+ * ratings, profile and leaderboard rows too) with the button alone. */
+function deleteSection(body, registered) {
+  const dpw = registered ? [field("delete-password", t("account.password"), "password", { autocomplete: "current-password" })] : [];
+  const del = h("div", {}, h("p", { class: "warn", text: t(registered ? "account.delete_text" : "account.delete_text_guest") }),
+    form("form-delete", dpw, t("account.delete_confirm"), () => attempt(() => ownChange(async () => {
+      await api("DELETE", "/api/account", registered ? { confirm: true, password: dpw[0].input.value } : { confirm: true });
+      await newGuest();
+      if (ctl && ctl.accountChanged) ctl.accountChanged();
+    }), t("account.deleted"), PASSWORD_ONLY), "danger"));
+  details(body, "delete-account", t("account.delete"), del);
 }
 
 /** A note of what was added from this browser's guest when logging in, or null. */
@@ -184,7 +262,6 @@ function mergedText(merged) {
 }
 
 function drawGuest(body) {
-  if (formView === "forgot") { drawForgot(body); return; }
   body.append(h("p", { class: "muted", text: t("account.guest_text") }));
   const mode = info.registration || "open";
   body.append(h("h3", { text: t("account.register") }));
@@ -205,17 +282,18 @@ function drawGuest(body) {
   body.append(h("h3", { text: t("account.login") }));
   body.append(form("form-login", [lemail, lpass], t("account.login"), async () => {
     let merged = null;
-    await attempt(async () => {
+    await attempt(() => ownChange(async () => {
       const res = await api("POST", "/api/account/login", { email: lemail.input.value, password: lpass.input.value });
       merged = mergedText(res.merged);
       await refreshAccount();
       if (ctl && ctl.accountChanged) ctl.accountChanged();
-    }, t("account.logged_in"));
+    }), t("account.logged_in"));
     if (merged && note && !note.bad) { note = { text: `${t("account.logged_in")} ${merged}`, bad: false, id: "acc-merged" }; drawAccount(); }
   }));
   const forgot = button(t("account.forgot"), () => { formView = "forgot"; note = null; drawAccount(); }, "ghost small");
   forgot.id = "btn-forgot";
   body.append(h("div", { class: "dialog-buttons" }, forgot));
+  deleteSection(body, false);
 }
 
 function drawForgot(body) {
@@ -235,11 +313,11 @@ function drawForgot(body) {
 function drawRegistered(body, acc) {
   const row = h("div", { class: "dialog-buttons" });
   const logout = (id, label, path, done) => {
-    const b = button(label, () => attempt(async () => {
+    const b = button(label, () => attempt(() => ownChange(async () => {
       await api("POST", path, {});
       await newGuest();
       if (ctl && ctl.accountChanged) ctl.accountChanged();
-    }, done), "ghost");
+    }), done), "ghost");
     b.id = id;
     return b;
   };
@@ -248,51 +326,47 @@ function drawRegistered(body, acc) {
     logout("btn-logout-all", t("account.logout_all"), "/api/account/logout-all", t("account.logged_out_all")));
   body.append(row);
 
-  const details = (id, title, content) => {
-    const d = h("details", { class: "acc-details", id }, h("summary", { text: title }), content);
-    if (formView === id) d.open = true;
-    d.addEventListener("toggle", () => { if (d.open) formView = id; });
-    body.append(d);
-  };
   const cur = field("pw-current", t("account.password"), "password", { autocomplete: "current-password" });
   const nxt = field("pw-new", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8 });
-  details("change-password", t("account.change_password"), form("form-password", [cur, nxt], t("common.save"), () => attempt(async () => {
+  details(body, "change-password", t("account.change_password"), form("form-password", [cur, nxt], t("common.save"), () => attempt(async () => {
     await api("POST", "/api/account/password", { current: cur.input.value, password: nxt.input.value });
-  }, t("account.password_changed"))));
+  }, t("account.password_changed"), PASSWORD_ONLY)));
   const em = field("email-new", t("account.email_new"), "email", { autocomplete: "email", value: acc.email || "" });
   const pw = field("email-password", t("account.password"), "password", { autocomplete: "current-password" });
   const emailForm = h("div", {});
   if (acc.pending_email) emailForm.append(h("p", { class: "good acc-pending", id: "email-pending", text: t("account.pending_email", { email: acc.pending_email }) }));
   emailForm.append(form("form-email", [em, pw], t("common.save"), () => attemptConfirming(
     "/api/account/email", { email: em.input.value, password: pw.input.value, lang: language() },
-    em, "account.check_mail_email", "account.email_changed")));
-  details("change-email", t("account.change_email"), emailForm);
-  const dpw = field("delete-password", t("account.password"), "password", { autocomplete: "current-password" });
-  const del = h("div", {}, h("p", { class: "warn", text: t("account.delete_text") }),
-    form("form-delete", [dpw], t("account.delete_confirm"), () => attempt(async () => {
-      await api("DELETE", "/api/account", { confirm: true, password: dpw.input.value });
-      await newGuest();
-      if (ctl && ctl.accountChanged) ctl.accountChanged();
-    }, t("account.deleted")), "danger"));
-  details("delete-account", t("account.delete"), del);
+    em, "account.check_mail_email", "account.email_changed", PASSWORD_ONLY)));
+  details(body, "change-email", t("account.change_email"), emailForm);
+  deleteSection(body, true);
 }
 
 // ---- password reset (from the emailed link) ------------------------------------------------
 
 function openReset(token) {
   document.body.dataset.overlay = "reset";
-  const draw = (msg, bad) => {
+  const draw = (msg, bad, dead = false) => {
     const body = dialog("reset", t("account.reset_title"));
-    if (msg) body.append(h("p", { class: bad ? "warn" : "good", role: "status", text: msg }));
+    if (msg) body.append(h("p", { class: bad ? "warn" : "good", role: "status", id: "reset-result", text: msg }));
     if (msg && !bad) return;
+    if (dead) {
+      // the link cannot be used any more: no form to fill in vain, the way to a new link
+      const again = button(t("account.new_link"), () => openAccount("forgot"), "primary");
+      again.id = "btn-reset-new-link";
+      body.append(h("div", { class: "dialog-buttons" }, again));
+      return;
+    }
     const pass = field("reset-password", t("account.password_new"), "password", { autocomplete: "new-password", minlength: 8, "data-autofocus": true });
     body.append(form("form-reset", [pass], t("account.reset_save"), async () => {
       try {
-        await api("POST", "/api/account/reset", { token, password: pass.input.value });
-        await refreshAccount();
-        if (ctl && ctl.accountChanged) ctl.accountChanged();
+        await ownChange(async () => {
+          await api("POST", "/api/account/reset", { token, password: pass.input.value });
+          await refreshAccount();
+          if (ctl && ctl.accountChanged) ctl.accountChanged();
+        });
         draw(t("account.reset_done"), false);
-      } catch (e) { draw(errorMessage(e), true); }
+      } catch (e) { draw(errorMessage(e), true, e.code === "bad_token"); }
     }));
   };
   draw(null, false);

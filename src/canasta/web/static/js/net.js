@@ -1,5 +1,15 @@
 // HTTP and WebSocket client for docs/protocol.md.
 
+// What the page does when the server says its session ended (an answer 401 `no_session`, a
+// socket closed with 4401): account.js gives the browser a session again (a new guest, as on
+// a first visit) and says so. Returns a promise, settled once that is done.
+let sessionLost = null;
+export function onSessionLost(fn) { sessionLost = fn; }
+function lost() {
+  if (!sessionLost) return Promise.resolve();
+  return Promise.resolve().then(sessionLost).catch(() => {});
+}
+
 export async function api(method, path, body) {
   const res = await fetch(path, {
     method,
@@ -12,10 +22,20 @@ export async function api(method, path, body) {
   if (!res.ok) {
     const err = new Error((data && data.error && data.error.message) || res.statusText);
     err.code = (data && data.error && data.error.code) || `http_${res.status}`;
+    // not awaited: the caller may be the one giving the page its session again
+    if (res.status === 401 && err.code === "no_session") lost();
     throw err;
   }
   return data;
 }
+
+// Reconnecting waits 300 ms, doubled after each close up to 4 s. The wait starts again from
+// 300 ms only after a socket stayed open STABLE_MS: a server that accepts a socket and closes
+// it at once (whatever the code) is asked again less and less often, never in a tight loop.
+const FIRST_WAIT_MS = 300;
+const LONGEST_WAIT_MS = 4000;
+const STABLE_MS = 5000;
+const SESSION_ENDED = 4401;
 
 /** One websocket to the server (a table, the lobby); reconnects by itself until closed. */
 export class Socket {
@@ -26,6 +46,8 @@ export class Socket {
     this.closed = false;
     this.retry = 0;
     this.queue = [];
+    this.openedAt = null;
+    this.sessionAsked = false;  // a 4401 made the page ask for a session, and no message came since
     this.open();
   }
 
@@ -35,21 +57,38 @@ export class Socket {
     const url = `${proto}://${location.host}${this.path}`;
     const ws = new WebSocket(url);
     this.ws = ws;
+    this.openedAt = null;
     ws.onopen = () => {
-      this.retry = 0;
+      this.openedAt = Date.now();
       this.onStatus("open");
       for (const m of this.queue.splice(0)) ws.send(JSON.stringify(m));
     };
     ws.onmessage = (e) => {
       let msg;
       try { msg = JSON.parse(e.data); } catch { return; }
+      // the 4401 close that follows is answered here (below), not by the page's modules
+      if (msg && msg.type === "error" && msg.code === "no_session") return;
+      this.sessionAsked = false;  // the server knew the session this socket was opened with
       this.onMessage(msg);
     };
     ws.onclose = (e) => {
-      if (this.closed) return;
+      if (ws !== this.ws || this.closed) return;
       this.onStatus("closed", e.code);
-      const delay = Math.min(4000, 300 * 2 ** this.retry++);
-      setTimeout(() => { if (!this.closed) this.open(); }, delay);
+      if (this.openedAt !== null && Date.now() - this.openedAt >= STABLE_MS) {
+        this.retry = 0;
+        this.sessionAsked = false;
+      }
+      const delay = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** this.retry++);
+      // The session this socket was opened with ended: the page gets one again (once until the
+      // server answers the socket: a browser that keeps no cookie makes no stream of guests),
+      // and the socket reopens with whatever session the cookie holds then.
+      const ask = e.code === SESSION_ENDED && !this.sessionAsked;
+      if (ask) this.sessionAsked = true;
+      setTimeout(async () => {
+        if (this.closed) return;
+        if (ask) await lost();
+        if (!this.closed && ws === this.ws) this.open();
+      }, delay);
     };
   }
 

@@ -4,7 +4,7 @@
 import { t, language } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, button } from "./overlays.js";
-import { errorMessage, applyCosmetics, refreshAccount } from "./account.js";
+import { errorMessage, applyCosmetics, refreshAccount, sessionEnded } from "./account.js";
 import { h } from "./dom.js";
 
 let data = null;
@@ -18,14 +18,21 @@ export async function openShop() {
   await load();
 }
 
-async function load() {
-  try { data = await api("GET", "/api/shop"); } catch (e) { note = { text: errorMessage(e), bad: true }; }
+async function load(again = true) {
+  try { data = await api("GET", "/api/shop"); } catch (e) {
+    // the session ended elsewhere: the shop of the guest the page becomes (account.js)
+    if (e.code === "no_session" && again) { await sessionEnded(); return load(false); }
+    note = { text: errorMessage(e), bad: true };
+  }
   draw();
 }
 
 async function act(fn, okText) {
   try { const res = await fn(); note = okText ? { text: okText(res), bad: false } : null; }
-  catch (e) { note = { text: errorMessage(e), bad: true }; }
+  catch (e) {
+    // an ended session is answered by account.js (a new guest, said in a toast), not here
+    note = e.code === "no_session" ? null : { text: errorMessage(e), bad: true };
+  }
   await load();
   await refreshAccount();
 }
@@ -40,7 +47,8 @@ function draw() {
   const body = dialog("shop", t("shop.title"));
   body.classList.add("shop-panel");
   if (note) body.append(h("p", { class: note.bad ? "warn" : "good", role: "status", id: "shop-note", text: note.text }));
-  if (!data) { body.append(h("p", { class: "muted", text: t("common.loading") })); return; }
+  // no wallet to show: the reason it could not be read, else that it is on its way
+  if (!data) { if (!note) body.append(h("p", { class: "muted", text: t("common.loading") })); return; }
   const w = data.wallet;
   body.append(h("p", { class: "muted", text: t("shop.rules") }));
   const coins = h("p", { class: "shop-coins" }, h("span", { "aria-hidden": "true", text: "◉ " }),
