@@ -33,6 +33,7 @@ def test_stats_count_a_match_and_reset_asks_for_confirmation(page, server):
     page.click("#btn-reset-confirm")
     page.wait_for_function("() => document.querySelector('#overlay [data-stat=played] dd').textContent === '0'")
     assert _stat(page, "won") == 0
+    assert page.inner_text("#overlay [data-stat=best_hand] dd") == "—"  # no hand scored: no 0
     # closing the stats brings the end-of-match screen back
     page.click("#overlay .close")
     page.wait_for_selector("#btn-new-match")

@@ -458,7 +458,7 @@ export async function openProfile(playerId = null) {
     body.append(h("h4", { text: t(`stats.${scope}`) }));
     const dl = h("dl", { class: "stats", "data-scope": scope });
     for (const key of ["played", "won", "best_hand", "canastas", "streak", "best_streak"]) {
-      dl.append(h("div", { class: "stat", "data-stat": key }, h("dt", { text: t(`stats.${key}`) }), h("dd", { text: String(s[key] ?? 0) })));
+      dl.append(h("div", { class: "stat", "data-stat": key }, h("dt", { text: t(`stats.${key}`) }), h("dd", { text: s[key] == null ? "—" : String(s[key]) })));
     }
     body.append(dl);
   }

@@ -326,12 +326,14 @@ function drawStats(ctl) {
   if (document.body.dataset.overlay !== "stats") return;
   const body = dialog("stats", t("stats.title"));
   if (!statsData) { body.append(h("p", "muted", t("common.loading"))); return; }
+  // a figure not had yet (the best hand before any hand): a dash, not a 0 it never scored
+  const statText = (value) => (value == null ? "—" : String(value));
   const figures = (data, scope) => {
     const dl = h("dl", "stats");
     dl.dataset.scope = scope;
     for (const key of ["played", "won", "best_hand", "canastas", "streak", "best_streak"]) {
       const row = h("div", "stat");
-      row.append(h("dt", null, t(`stats.${key}`)), h("dd", null, String(data[key] ?? 0)));
+      row.append(h("dt", null, t(`stats.${key}`)), h("dd", null, statText(data[key])));
       row.dataset.stat = key;
       dl.append(row);
     }
