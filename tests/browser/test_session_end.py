@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Server, page_api, use_prefs
+from .conftest import CHROMIUM, CHROMIUM_ARGS, Server, page_api, use_prefs
 from .helpers import start_match
 
 pytestmark = pytest.mark.browser
@@ -155,3 +155,40 @@ def test_a_socket_the_server_closes_straight_away_is_asked_again_less_and_less_o
     page.evaluate("() => window.heldSockets.forEach((ws) => ws.close())")
     page.wait_for_selector("#btn-find-match:not([disabled])", timeout=6_000)
     context.close()
+
+
+def test_a_browser_that_keeps_no_cookie_makes_no_stream_of_guests(browser, tmp_path) -> None:
+    """A Secure session cookie over plain http (a misconfigured proxy): the browser keeps no
+    cookie, and every request answers 401 no_session however often the page asks for a
+    session. The page asks once more, then plays on as it can: the shop open and the lobby
+    trying meanwhile make no stream of new guests, and nobody is told they were logged out."""
+    server = Server(tmp_path / "canasta.db", config={"secure_cookies": True, "allowed_hosts": ["canasta.test", "127.0.0.1"]})
+    server.start()
+    # a name that is not this machine's: plain http there is no secure context
+    other = browser.browser_type.launch(
+        executable_path=CHROMIUM, headless=True,
+        args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP canasta.test 127.0.0.1"])
+    try:
+        page = other.new_context(bypass_csp=True).new_page()
+        page.errors = []  # type: ignore[attr-defined]
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        sessions: list[float] = []
+        page.on("request", lambda r: sessions.append(time.monotonic())
+                if r.url.endswith("/api/session") and r.method == "POST" else None)
+        use_prefs(page)
+        page.goto(f"http://canasta.test:{server.port}/")
+        page.wait_for_selector("body.ready")
+        assert page.context.cookies() == []
+        page.click("#btn-account")
+        page.wait_for_selector("#overlay[data-kind=account] #btn-shop")
+        page.click("#btn-shop")
+        page.wait_for_selector("#overlay[data-kind=shop] #shop-note")
+        page.keyboard.press("Escape")
+        page.click("#btn-online")
+        page.wait_for_timeout(6000)
+        assert len(sessions) <= 3, f"{len(sessions)} sessions asked for"
+        assert page.locator(f"#toast:text('{ENDED}')").count() == 0
+        assert not page.errors, page.errors
+    finally:
+        other.close()
+        server.stop()

@@ -89,6 +89,13 @@ async function newGuest() {
 // again, as on a first visit, and says so once.
 let checking = null;  // that in flight: every request and socket that saw the end waits for it
 let changing = 0;     // the page's own session changes in flight (log in, log out, ...)
+// A browser that keeps no cookie (cookies blocked, a Secure cookie over plain http) is given a
+// session by every ask and answers 401 again at once: once that is seen the page stops asking
+// for this load (it plays on, unable to keep an account). Asks are at least ASK_EVERY_MS apart
+// in any case, so nothing on the page can make a stream of guests.
+let cookieless = false;
+let lastAsked = -Infinity;
+const ASK_EVERY_MS = 10_000;
 
 /** Run ``fn``, which changes this browser's session: the 4401 closes and no_session answers
  * it causes are no news (it reconnects the sockets itself once it is done). */
@@ -97,10 +104,16 @@ async function ownChange(fn) {
   try { return await fn(); } finally { changing--; }
 }
 
-/** The server said this page's session ended: settled once the page has one again. */
+/** The server said this page's session ended: settled (never rejected) once the page has one
+ * again, or could not get one. */
 export function sessionEnded() {
-  if (changing) return Promise.resolve();
-  if (!checking) checking = sessionAgain().finally(() => { checking = null; });
+  if (changing || cookieless) return Promise.resolve();
+  if (!checking) {
+    if (Date.now() - lastAsked < ASK_EVERY_MS) return Promise.resolve();
+    lastAsked = Date.now();
+    checking = sessionAgain().catch(() => { /* offline, or refused: the page goes on */ })
+      .finally(() => { checking = null; });
+  }
   return checking;
 }
 
@@ -109,9 +122,12 @@ async function sessionAgain() {
   // the cookie's session if another tab of this browser made one meanwhile, else a new guest
   const res = await api("POST", "/api/session", {});
   S.account = res.account;
-  try { await loadAccount(); } catch {
-    // a browser that keeps no cookie: the panel shows the guest it was just given
+  try { await loadAccount(); } catch (e) {
+    // the session just given did not stick (no cookie kept): the panel shows that guest, and
+    // nothing is said or drawn again (the page would only be told the same once more)
+    if (e.code === "no_session") cookieless = true;
     info = { ...(info || {}), account: { email: null, pending_email: null, coins: 0, cosmetics: {}, ...res.account } };
+    return;
   }
   if (!before || before === res.account.id) return;
   if (ctl) ctl.toast(res.account.kind === "guest" ? t("account.session_ended") : t("account.session_switched", { name: personName(res.account.name) }));

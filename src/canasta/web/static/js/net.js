@@ -2,7 +2,7 @@
 
 // What the page does when the server says its session ended (an answer 401 `no_session`, a
 // socket closed with 4401): account.js gives the browser a session again (a new guest, as on
-// a first visit) and says so. Returns a promise, settled once that is done.
+// a first visit) and says so, at most so often. Returns a promise, settled once that is done.
 let sessionLost = null;
 export function onSessionLost(fn) { sessionLost = fn; }
 function lost() {
@@ -82,7 +82,8 @@ export class Socket {
       // The session this socket was opened with ended: the page gets one again (once until the
       // server answers the socket: a browser that keeps no cookie makes no stream of guests),
       // and the socket reopens with whatever session the cookie holds then.
-      const ask = e.code === SESSION_ENDED && !this.sessionAsked;
+      // (asked again at the longest wait: an ask that failed, offline, is not the last one)
+      const ask = e.code === SESSION_ENDED && (!this.sessionAsked || delay === LONGEST_WAIT_MS);
       if (ask) this.sessionAsked = true;
       setTimeout(async () => {
         if (this.closed) return;
