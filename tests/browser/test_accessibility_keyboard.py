@@ -170,6 +170,25 @@ def test_a_dialog_opened_from_the_end_of_a_match_gives_focus_back_to_its_button(
     assert active(page)["id"] == "btn-new-match"
 
 
+def test_a_dialog_opened_afresh_later_does_not_focus_an_old_opener(page, server):
+    """Profile opened from the account panel, then closed (the panel does not come back): the
+    account panel opened later focuses what it always does, not the Profile link."""
+    use_prefs(page)
+    page.goto(server.url)
+    page.wait_for_selector("body.ready")
+    page.click("#btn-account")
+    page.wait_for_selector("#overlay[data-kind=account] #btn-profile")
+    page.focus("#btn-profile")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#overlay[data-kind=profile] #profile-name")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.body.dataset.overlay")
+    page.click("#btn-account")
+    page.wait_for_selector("#overlay[data-kind=account] #btn-profile")
+    page.wait_for_function("() => document.activeElement && document.activeElement.closest('#overlay .dialog')")
+    assert active(page)["id"] != "btn-profile"
+
+
 def test_a_heading_focused_for_screen_readers_draws_no_ring_but_controls_do(page, server):
     """A new screen focuses its heading (screen readers read it first); on a fresh load the
     browser counts that as keyboard focus, which drew the focus ring across the page's top."""

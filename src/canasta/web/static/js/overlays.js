@@ -47,6 +47,7 @@ export function rememberOpener(key) {
 export function takeReturnFocus() {
   const key = returnTo;
   returnTo = null;
+  underneath = null;  // the dialog under the one closed did not come back: nothing to refocus
   return key;
 }
 

@@ -87,25 +87,39 @@ function handTarget(want) {
 
 // ---- drawing -------------------------------------------------------------------------------
 
-/** Whether the table's buttons are all in sight: under the header, above a phone's bottom bar. */
-function buttonsInSight() {
-  const row = document.querySelector("#table .buttons");
-  if (!row || S.screen !== "table") return false;
-  const r = row.getBoundingClientRect();
+/** On a phone's table (its bottom bar shown, no dialog open): the table's buttons and the top
+ * of that bar, else null. */
+function phoneButtons() {
+  if (S.screen !== "table" || overlayKind()) return null;
   const bar = document.querySelector(".table-nav");
-  const bottom = bar && bar.getClientRects().length ? bar.getBoundingClientRect().top : window.innerHeight;
-  return r.height > 0 && r.top >= 0 && r.bottom <= bottom + 1;
+  const row = document.querySelector("#table .buttons");
+  if (!bar || !row || !bar.getClientRects().length) return null;
+  return { row: row.getBoundingClientRect(), barTop: bar.getBoundingClientRect().top };
 }
 
-// The table's buttons in sight stay in sight when the table above them grows (a staged plan's
-// count and the server's word on it arrive after the plan, a card's flight ends): whether they
-// were is known from the last scroll, redraw or growth, and checked again when #table resizes.
-let buttonsShown = false;
-function keepButtonsInSight() {
-  if (buttonsShown && !buttonsInSight()) document.querySelector("#table .buttons").scrollIntoView({ block: "nearest" });
-  buttonsShown = buttonsInSight();
+/** Whether every table button is above a phone's bottom bar (its top on the screen). */
+function buttonsInSight(p) {
+  return p !== null && p.row.height > 0 && p.row.top >= 0 && p.row.bottom <= p.barTop + 1;
 }
-window.addEventListener("scroll", () => { buttonsShown = buttonsInSight(); }, { passive: true });
+
+// On a phone the table's buttons in sight stay in sight when the table above them grows (a
+// staged plan's count and the server's word on it arrive after the plan, a card's flight
+// ends): the page scrolls by the growth. Whether they were in sight is known from the last
+// scroll, redraw or growth, with the scroll position then: once the player scrolled since,
+// the page follows the player, not the buttons. A desktop has no bottom bar: nothing moves.
+let shownAt = null;  // scrollY when the buttons were last seen in sight, else null
+function keepButtonsInSight() {
+  const p = phoneButtons();
+  if (p === null) return;
+  if (shownAt === window.scrollY && !buttonsInSight(p) && p.row.top >= 0) {
+    window.scrollBy(0, p.row.bottom - p.barTop + 4);
+  }
+  shownAt = buttonsInSight(phoneButtons()) ? window.scrollY : null;
+}
+window.addEventListener("scroll", () => {
+  const p = phoneButtons();
+  if (p !== null) shownAt = buttonsInSight(p) ? window.scrollY : null;
+}, { passive: true });
 if (typeof ResizeObserver === "function") {
   const watch = new ResizeObserver(() => keepButtonsInSight());
   const table = document.getElementById("table");
