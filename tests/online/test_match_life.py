@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from canasta.server.table import DELETED_NAME
 from tests.online.support import (
     ONLINE_CONFIG,
     Browser,
@@ -285,8 +286,9 @@ def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ["Guest 4821", "guest  4821", "Ｇｕｅｓｔ４８２１", "Computer 2", "COMPUTER 3", "Deleted player",
-     "ゲスト4821", "コンピューター2", "退会したプレイヤー"],
+    ["Guest {n}", "guest  {n}", "Ｇｕｅｓｔ{n}", "Computer 2", "COMPUTER 3", "Computer (Expert)",
+     "Deleted player", "Deletedplayer", "ゲスト{n}", "コンピューター2", "コンピュータ2",
+     "コンピューター（上級）", "退会したプレイヤー", DELETED_NAME],
 )
 def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> None:
     """A person may not pass for a guest, a computer seat or a deleted account: the page shows
@@ -295,6 +297,8 @@ def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> Non
         me = Browser(c)
         before = me.account["name"]
         assert re.fullmatch(r"Guest \d{4}", before)
+        # another guest's number (their own given name may be saved again: below)
+        raw = raw.format(n=1000 + (int(before[-4:]) - 999) % 9000)
         r = me.request("PATCH", "/api/account", json={"name": raw})
         assert r.status_code == 400 and r.json()["error"]["code"] == "reserved_name"
         assert me.request("POST", "/api/session", json={}).json()["account"]["name"] == before

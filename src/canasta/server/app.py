@@ -41,7 +41,7 @@ from .progress import break_streak, set_aside, set_aside_unfinished, unfinished_
 from .protocol import MAX_NESTING, error_message, nested_too_deep
 from .security import SecurityMiddleware, client_address, is_loopback
 from .sockets import read_frames, run_socket
-from .table import DELETED_NAME, MODES, Table
+from .table import MODES, Table
 from .tables import Tables, TooManyTables
 
 log = logging.getLogger("canasta.server")
@@ -260,12 +260,13 @@ def display_name(account: AccountRow) -> str:
     return f"Guest {1000 + int(account.id[-4:], 16) % 9000}"
 
 
-#: the names the server gives: a guest's ("Guest 4821"), a computer seat's ("Computer 2") and a
-#: deleted account's seat's, as the page shows them in either language (``personName`` in
-#: web/static/js/i18n.js). Nobody may choose one: a person could pass for a computer seat.
+#: the names the server gives: a guest's ("Guest 4821"), a computer seat's ("Computer 2", and
+#: in a room "Computer (Expert)") and a deleted account's seat's, as the page shows them in
+#: either language (``personName`` in web/static/js/i18n.js). Nobody may choose one: a person
+#: could pass for a computer seat. (Cleaned names: NFKC made full-width brackets ASCII.)
 GIVEN_NAME = re.compile(
-    rf"(?:guest ?\d{{4}}|computer ?\d|{re.escape(DELETED_NAME.casefold())}"
-    r"|ゲスト ?\d{4}|コンピューター ?\d|退会したプレイヤー)"
+    r"(?:guest ?\d{4}|computer ?(?:\d|\(.*)|deleted ?player"
+    r"|ゲスト ?\d{4}|コンピューター? ?(?:\d|\(.*)|退会したプレイヤー)"
 )
 
 
