@@ -150,23 +150,32 @@ def test_dialogs_take_trap_and_return_focus(page, server, opener, kind):
     assert active(page)["id"] == opener[1:]
 
 
+def _open_inner_dialog_and_close_it(page: Any, outer: str, opener: str, inner: str) -> None:
+    """From dialog ``outer``, open dialog ``inner`` by the keyboard on ``opener``; Esc closes it."""
+    page.wait_for_selector(f"#overlay[data-kind={outer}] {opener}")
+    page.focus(opener)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#overlay[data-kind={inner}]")
+    page.keyboard.press("Escape")
+
+
+def _wait_focus_in_dialog(page: Any) -> None:
+    page.wait_for_function("() => document.activeElement && document.activeElement.closest('#overlay .dialog')")
+
+
 def test_a_dialog_opened_from_the_end_of_a_match_gives_focus_back_to_its_button(page, quick_server):
     """The stats opened from the end of a match, then closed: the end of the match comes back
     with focus on "Your stats", not on "New match" (Enter again must not start a match)."""
     open_finished_hand(page, quick_server, "two-player")
-    page.wait_for_selector("#overlay[data-kind=match] #btn-match-stats")
-    page.focus("#btn-match-stats")
-    page.keyboard.press("Enter")
-    page.wait_for_selector("#overlay[data-kind=stats]")
-    page.keyboard.press("Escape")
+    _open_inner_dialog_and_close_it(page, "match", "#btn-match-stats", "stats")
     page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
-    page.wait_for_function("() => document.activeElement && document.activeElement.closest('#overlay .dialog')")
+    _wait_focus_in_dialog(page)
     assert active(page)["id"] == "btn-match-stats"
     # a match dialog opened afresh later still focuses its first choice
     page.click("#btn-peek")
     page.click("#btn-peek-back")
     page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
-    page.wait_for_function("() => document.activeElement && document.activeElement.closest('#overlay .dialog')")
+    _wait_focus_in_dialog(page)
     assert active(page)["id"] == "btn-new-match"
 
 
@@ -177,15 +186,11 @@ def test_a_dialog_opened_afresh_later_does_not_focus_an_old_opener(page, server)
     page.goto(server.url)
     page.wait_for_selector("body.ready")
     page.click("#btn-account")
-    page.wait_for_selector("#overlay[data-kind=account] #btn-profile")
-    page.focus("#btn-profile")
-    page.keyboard.press("Enter")
-    page.wait_for_selector("#overlay[data-kind=profile] #profile-name")
-    page.keyboard.press("Escape")
+    _open_inner_dialog_and_close_it(page, "account", "#btn-profile", "profile")
     page.wait_for_function("() => !document.body.dataset.overlay")
     page.click("#btn-account")
     page.wait_for_selector("#overlay[data-kind=account] #btn-profile")
-    page.wait_for_function("() => document.activeElement && document.activeElement.closest('#overlay .dialog')")
+    _wait_focus_in_dialog(page)
     assert active(page)["id"] != "btn-profile"
 
 
