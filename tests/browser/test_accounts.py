@@ -421,3 +421,27 @@ def test_a_shop_that_cannot_be_read_says_why_and_is_not_left_loading(browser, se
     assert page.text_content("#shop-note") == "The server's storage is unavailable: try again in a moment."
     assert "Loading" not in page.text_content("#overlay")
     context.close()
+
+
+def test_the_display_name_changes_from_the_account_panel_too(browser, server) -> None:
+    """The name shown at online tables is changed from the account panel as in the lobby: a
+    guest's field starts empty (showing the given name), a given name is refused in words,
+    and the new name shows in the panel and the lobby."""
+    context, page = _page(browser, server)
+    _open_account(page)
+    given = page.text_content("#overlay .acc-name")
+    assert given.startswith("Guest ")
+    page.click("#change-name summary")
+    assert page.input_value("#name-new") == ""
+    assert page.get_attribute("#name-new", "placeholder") == given
+    page.fill("#name-new", "Computer 2")
+    page.click("#form-name button[type=submit]")
+    page.wait_for_selector(".acc-note.warn:text('The game gives that name to guests and computer players')")
+    page.fill("#name-new", "Zoë")
+    page.click("#form-name button[type=submit]")
+    page.wait_for_selector(".acc-note.good:text('Name saved')")
+    assert page.text_content("#overlay .acc-name") == "Zoë"
+    page.keyboard.press("Escape")
+    page.click("#btn-online")
+    page.wait_for_selector("#online-you .you-name:text('Zoë')")
+    context.close()

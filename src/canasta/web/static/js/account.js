@@ -2,7 +2,7 @@
 // with its rating chart, and the leaderboard. Chosen cosmetics are attributes of <body>
 // (data-back, data-theme), kept in localStorage too, so every table shows them, offline too.
 import { S } from "./store.js";
-import { t, language, personName } from "./i18n.js";
+import { t, language, personName, givenName } from "./i18n.js";
 import { api, onSessionLost } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { h } from "./dom.js";
@@ -243,6 +243,7 @@ function drawAccount(passive = false) {
   link("btn-shop", t("shop.title"), async () => { const m = await import("./shop.js"); m.openShop(); });
   link("btn-report-menu", t("report.title"), async () => { const m = await import("./report.js"); m.openReport({ fromTable: false }); });
   body.append(links);
+  if (formView !== "forgot") nameSection(body, acc);
   if (formView === "forgot") drawForgot(body);
   else if (acc.kind === "registered") drawRegistered(body, acc);
   else drawGuest(body);
@@ -254,6 +255,25 @@ function details(body, id, title, content) {
   if (formView === id) d.open = true;
   d.addEventListener("toggle", () => { if (d.open) formView = id; });
   body.append(d);
+}
+
+// the name form's refusals are the lobby's (the same PATCH /api/account)
+const NAME_ERRORS = { bad_name: "online.errors.bad_name", reserved_name: "online.errors.reserved_name", rate_limited: "online.errors.rate_limited" };
+
+/** The display name (shown at online tables, in the lobby, on the leaderboard): changed here
+ * as in the lobby. A guest's given name is not a draft to edit: the field starts empty. */
+function nameSection(body, acc) {
+  const given = givenName(acc.name);
+  const name = field("name-new", t("online.your_name"), "text", {
+    maxlength: 20, autocomplete: "nickname", value: kept["name-new"] ?? (given ? "" : acc.name),
+    placeholder: given ? personName(acc.name) : "",
+  });
+  details(body, "change-name", t("online.change_name"), form("form-name", [name], t("common.save"), () => attempt(async () => {
+    const res = await api("PATCH", "/api/account", { name: name.input.value });
+    S.account = { ...(S.account || {}), ...res.account };
+    delete kept["name-new"];
+    await refreshAccount();
+  }, t("online.name_saved"), NAME_ERRORS)));
 }
 
 /** Delete my account: a registered account confirms with its password, a guest (public
