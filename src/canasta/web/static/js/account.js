@@ -2,7 +2,7 @@
 // with its rating chart, and the leaderboard. Chosen cosmetics are attributes of <body>
 // (data-back, data-theme), kept in localStorage too, so every table shows them, offline too.
 import { S } from "./store.js";
-import { t, language, personName, givenName } from "./i18n.js";
+import { t, language, personName, nameDraft } from "./i18n.js";
 import { api, onSessionLost } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { h } from "./dom.js";
@@ -261,12 +261,11 @@ function details(body, id, title, content) {
 const NAME_ERRORS = { bad_name: "online.errors.bad_name", reserved_name: "online.errors.reserved_name", rate_limited: "online.errors.rate_limited" };
 
 /** The display name (shown at online tables, in the lobby, on the leaderboard): changed here
- * as in the lobby. A guest's given name is not a draft to edit: the field starts empty. */
+ * as in the lobby (a guest's given name shows in an empty field: ``nameDraft``). */
 function nameSection(body, acc) {
-  const given = givenName(acc.name);
+  const draft = nameDraft(acc.name);
   const name = field("name-new", t("online.your_name"), "text", {
-    maxlength: 20, autocomplete: "nickname", value: kept["name-new"] ?? (given ? "" : acc.name),
-    placeholder: given ? personName(acc.name) : "",
+    maxlength: 20, autocomplete: "nickname", value: kept["name-new"] ?? draft.value, placeholder: draft.placeholder,
   });
   details(body, "change-name", t("online.change_name"), form("form-name", [name], t("common.save"), () => attempt(async () => {
     const res = await api("PATCH", "/api/account", { name: name.input.value });

@@ -82,8 +82,14 @@ const GIVEN = [
 ];
 
 /** Whether the server gave this name (a guest's, a computer seat's, a deleted account's). */
-export function givenName(name) {
+function givenName(name) {
   return typeof name === "string" && GIVEN.some(([pattern]) => pattern.test(name));
+}
+
+/** A name field's start for a person's own ``name``: a given name is not a draft to edit, so
+ * the field starts empty, showing it. */
+export function nameDraft(name) {
+  return givenName(name) ? { value: "", placeholder: personName(name) } : { value: name, placeholder: "" };
 }
 
 /** A person's name as the server sends it, in the page's language if the server gave it. */

@@ -2,7 +2,7 @@
 // parts of a table (names, presence, the move timer, auto-play, quick chat). The server
 // decides everything: this module draws what the lobby and table sockets send.
 import { S, savePrefs } from "./store.js";
-import { t, personName, givenName } from "./i18n.js";
+import { t, personName, nameDraft } from "./i18n.js";
 import { api, Socket } from "./net.js";
 import { button, dialog, closeOverlay } from "./overlays.js";
 import { h } from "./dom.js";
@@ -169,9 +169,7 @@ function namePanel() {
     return p;
   }
   const form = h("form", "name-form");
-  const [label, input] = labelled("name-input", t("online.your_name"), { maxlength: 20, value: givenName(name) ? "" : name, autocomplete: "nickname" });
-  // a guest's given name is not a draft to edit: the field starts empty, showing it
-  if (givenName(name)) input.placeholder = personName(name);
+  const [label, input] = labelled("name-input", t("online.your_name"), { maxlength: 20, ...nameDraft(name), autocomplete: "nickname" });
   const save = h("button", "btn primary small", t("common.save"));
   save.type = "submit";
   save.id = "btn-save-name";
