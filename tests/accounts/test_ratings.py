@@ -136,10 +136,32 @@ def test_a_finished_quick_match_rates_its_players_once(db_url: str) -> None:
             if winners:  # a draw moves nobody apart
                 win, lose = (pa, pb) if won[a.account["id"]] else (pb, pa)
                 assert win["ratings"]["two-player"]["rating"] > 1000 > lose["ratings"]["two-player"]["rating"]
+            # the end of the match shows each player's change, as the profiles give it: saved
+            # with the table (a page opened now is sent it), not a new version of the game
+            def shown() -> dict:
+                ws = b.socket(f"/ws/tables/{table_id}")
+                state = b.until(ws, lambda m: m["type"] == "state")
+                ws.close()
+                return state if state["table"]["online"]["ratings"] else {}
+
+            state = wait_for(shown, timeout=20, what="the ratings at the table")
+            on = state["table"]["online"]
+            assert on["rated"] is True
+            by_account = {a.account["id"]: pa, b.account["id"]: pb}
+            for seat, acc in enumerate(accounts):
+                change = on["ratings"][seat]
+                assert change == {
+                    "kind": "two-player",
+                    "before": 1000,
+                    "after": by_account[acc]["ratings"]["two-player"]["rating"],
+                }
+            assert table.options["online"]["ratings"] == on["ratings"]
             # the listener again (a second process, a retry): nothing is counted twice
+            seq = table.seq
             c.portal.call(c.app.state.tables.match_over_listeners[-1], table)
             again = a.get("/api/profile").json()["ratings"]["two-player"]
             assert again["played"] == 1 and len(again["history"]) == 1
+            assert table.seq == seq and table.options["online"]["ratings"] == on["ratings"]
             board = a.get("/api/leaderboard?kind=two-player").json()
             assert board["you"]["played"] == 1
             ids = [row["id"] for row in board["top"]]

@@ -359,3 +359,39 @@ def test_a_match_its_last_player_leaves_is_abandoned_and_says_so(browser, online
     host.wait_for_selector("#room-code-value")
     for page in (host, watcher):
         assert not page.errors, page.errors
+
+
+def test_the_end_of_a_quick_match_shows_each_players_rating_change(browser, tmp_path):
+    """A two-player quick match played out (both players let their moves time out: the
+    computer plays both seats): its end shows what it did to both ratings, the reader's own
+    first in words ("You"), the same figures the profiles give."""
+    config = {**ONLINE, "move_seconds": 0.5, "hand_break_seconds": 0.5}
+    server = Server(tmp_path / "canasta.db", config=config)
+    server.start()
+    try:
+        a, b = contexts(browser, 2)
+        for page in (a, b):
+            open_lobby(page, server.url)
+            page.click("#quick-preset [data-value='two-player']")
+            page.click("#quick-target [data-value='2500']")
+        quick_match([a, b], server.url, "two-player")
+        for page in (a, b):
+            page.wait_for_selector("#overlay[data-kind=match] #rating-changes li", timeout=240_000)
+            rows = page.eval_on_selector_all(
+                "#rating-changes li",
+                "els => els.map(e => [e.classList.contains('own'), e.querySelector('.who').textContent,"
+                " e.querySelector('.rating-move').textContent, e.querySelector('.rating-diff').textContent])",
+            )
+            assert len(rows) == 2
+            mine = [r for r in rows if r[0]]
+            assert len(mine) == 1 and rows[0] == mine[0] and mine[0][1] == "You"
+            before, after = (int(x) for x in mine[0][2].split(" → "))
+            assert before == 1000
+            diff = after - before
+            assert mine[0][3] == (f"+{diff}" if diff > 0 else f"\u2212{-diff}" if diff < 0 else "\u00b10")
+            profile = page.evaluate("fetch('/api/profile').then(r => r.json())")
+            assert profile["ratings"]["two-player"]["rating"] == after
+            assert "Ratings: Two players" in page.inner_text("#rating-changes h3")
+            assert not page.errors, page.errors
+    finally:
+        server.stop()

@@ -56,6 +56,9 @@ def test_a_decision_that_times_out_is_played_and_the_seat_goes_on_auto_play(
         s = Socket(me.socket(f"/ws/tables/{table}"))
         first = s.until(lambda m: m["type"] == "state")
         assert first["table"]["seat"] == 0
+        # a room's match with a computer seat changes no rating, and says so from the start
+        assert first["table"]["online"]["rated"] is False
+        assert first["table"]["online"]["ratings"] is None
         # the computer may move first; then my draw waits for me, and I do nothing
         waiting = s.until(
             lambda m: (

@@ -61,6 +61,15 @@ class _Grace:
 class _Unattended:
     """None of the match's players has been connected for ``unattended_seconds``."""
 
+
+@dataclass
+class _Rated:
+    """What a finished quick match did to its players' ratings, per seat: ``{"kind",
+    "before", "after"}`` as players see ratings, or None (a seat with no rating: an account
+    deleted before the match ended)."""
+
+    changes: list[dict[str, Any] | None]
+
 #: the statuses of a table whose match is played no more
 ENDED = ("match_over", "abandoned")
 
@@ -138,6 +147,32 @@ class Online:
         connected for ``unattended_seconds``): no move is made in it again."""
         return self.mode == "online" and bool(self.options["online"].get("abandoned"))
 
+    @property
+    def rated(self) -> bool:
+        """Whether this match changes its players' ratings when it ends: a quick match (public,
+        not a room's) whose every seat was a person when it started, two or four of them."""
+        if self.mode != "online":
+            return False
+        on = self.online
+        accounts = on["accounts"]
+        return (
+            bool(on["public"])
+            and on["room"] is None
+            and len(accounts) in (2, 4)
+            and all(a is not None for a in accounts)
+        )
+
+    def show_ratings(self, changes: list[dict[str, Any] | None]) -> None:
+        """Show the players what the finished match did to their ratings (saved with the
+        table, so a page opened later shows them too)."""
+        self.queue.put_nowait(_Rated(changes))
+
+    async def _on_rated(self, item: _Rated) -> None:
+        if self.online.get("ratings") == item.changes:
+            return
+        self._update_online(ratings=item.changes)
+        await self._changed("rated")
+
     def bot_plays(self, seat: int) -> bool:
         """Whether the computer makes this seat's moves now."""
         if self.seats[seat].kind == "computer":
@@ -179,6 +214,8 @@ class Online:
             "public": bool(on["public"]),
             "room": on["room"],
             "next": on["next"],
+            "rated": self.rated,
+            "ratings": on.get("ratings"),
         }
 
     def summary(self) -> dict[str, Any]:

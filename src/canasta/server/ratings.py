@@ -49,26 +49,16 @@ def display(mu: float, sigma: float) -> int:
     )
 
 
+#: a new player's rating as shown
+DISPLAY_NEW = display(MODEL.rating().mu, MODEL.rating().sigma)
+
+
 def kind_of(players: int) -> str | None:
     return {4: "classic", 2: "two-player"}.get(players)
 
 
 def kind_of_preset(preset: str) -> str:
     return "classic" if preset == "classic" else "two-player"
-
-
-def rated(table: Table) -> bool:
-    """Whether a finished table is a quick match whose every seat was a person at the start."""
-    on = table.options.get("online") or {}
-    accounts = on.get("accounts") or []
-    return (
-        table.mode == "online"
-        and bool(on.get("public"))
-        and on.get("room") is None
-        and bool(accounts)
-        and all(a is not None for a in accounts)
-        and kind_of(len(accounts)) is not None
-    )
 
 
 class Ratings:
@@ -89,18 +79,29 @@ class Ratings:
         if kind is None:
             return
         async with self._lock:
-            await self._record(table, accounts, kind, rated(table))
+            changed = await self._record(table, accounts, kind, table.rated)
+        if changed:  # the players see it at the end of the match
+            table.show_ratings(
+                [
+                    None if a is None or a not in changed else {"kind": kind, **changed[a]}
+                    for a in accounts
+                ]
+            )
 
     async def _record(
         self, table: Table, accounts: list[str | None], kind: str, rate: bool
-    ) -> None:
+    ) -> dict[str, dict[str, int]]:
+        """Record the match's players (and rate them when ``rate``); the ratings changed:
+        ``{account: {"before", "after"}}`` as players see them (none when the match was
+        recorded already, or is not rated)."""
         g = table.game
         team_of = list(g.state.team_of)
         winners = list(g.winners)
         scores = list(g.scores)
         people = [(seat, a) for seat, a in enumerate(accounts) if a is not None]
+        changed: dict[str, dict[str, int]] = {}
         if not people:
-            return
+            return changed
         try:
             async with self.store.sessions() as s, s.begin():
                 # an account deleted during the match (after leaving it) gets no row and no
@@ -134,7 +135,7 @@ class Ratings:
                 # SQLite the write lock is taken before the ratings are read
                 await s.flush()
                 if not rate:
-                    return
+                    return changed
                 q = select(RatingRow).where(
                     RatingRow.kind == kind, RatingRow.account_id.in_(list(rows))
                 )
@@ -161,6 +162,7 @@ class Ratings:
                         if account in gone:
                             continue
                         row = held.get(account)
+                        before = DISPLAY_NEW if row is None else display(row.mu, row.sigma)
                         if row is None:
                             row = RatingRow(account_id=account, kind=kind, played=0)
                             s.add(row)
@@ -169,8 +171,11 @@ class Ratings:
                         row.played = (row.played or 0) + 1
                         row.updated_at = now()
                         rows[account].rating = display(row.mu, row.sigma)
+                        changed[account] = {"before": before, "after": rows[account].rating}
         except IntegrityError:
             log.info("table %s: match already recorded", table.id)
+            return {}
+        return changed
 
     async def ordinals(self, accounts: Sequence[str], kind: str) -> dict[str, float]:
         """μ − 3σ of each account (0.0, a new player's, when it has no rating yet)."""

@@ -44,6 +44,7 @@ from .online import (
     Online,
     _Deadline,
     _Grace,
+    _Rated,
     _Unattended,
     new_online_state,
 )
@@ -60,7 +61,7 @@ MODES = ("computer", "local")
 DELETED_NAME = "Deleted player"
 
 #: changes that leave the game as it was: they do not advance the version moves quote
-COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch", "rename"})
+COSMETIC = frozenset({"settings", "back", "away", "leave", "ready", "rematch", "rename", "rated"})
 
 #: computer levels whose moves are chosen on the event loop (bench/bots.py: p95 under 0.5 ms)
 _INLINE_LEVELS = frozenset({"random", "beginner", "normal"})
@@ -155,7 +156,7 @@ class _Forget:
 
 _Item = (
     _Incoming | _Joined | _Left | _BotTurn | _Stop | _StorageBack | _Deadline | _Grace | _Unattended
-    | _Forget
+    | _Forget | _Rated
 )
 
 #: what a client is told while the table cannot save
@@ -743,6 +744,10 @@ class Table(Seating, Handlers, Online):
                     pass
         elif isinstance(item, _BotTurn):
             await self._bot_turn(item.version)
+        elif isinstance(item, _Rated):
+            if self.storage_ok and not self.defunct:
+                with contextlib.suppress(TableError):  # not saved: the profile still shows them
+                    await self._on_rated(item)
         elif isinstance(item, _Forget):
             try:
                 if not self.defunct:

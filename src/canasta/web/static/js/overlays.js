@@ -314,6 +314,8 @@ function onlineButtons(ctl, body, row, matchOver, on) {
   }
   if (matchOver) {
     winnerLine(body, m);
+    const ratings = ratingChanges(on);
+    if (ratings) body.append(ratings);
     const seated = on.auto.map((a, i) => a !== "left" && S.table.seats[i].kind === "human");
     const asked = on.rematch.filter((x, i) => x && seated[i]).length;
     const humans = seated.filter(Boolean).length;
@@ -346,6 +348,35 @@ function onlineButtons(ctl, body, row, matchOver, on) {
   }
   body.append(status);
   row.append(button(t("online.back_to_lobby"), () => ctl.leaveTable()));
+}
+
+const RATING_KINDS = { classic: "account.kind_classic", "two-player": "account.kind_two" };
+
+/** What a finished online match did to its players' ratings, as the server recorded them
+ * (they arrive a moment after the match ends), or that it changed none. */
+function ratingChanges(on) {
+  if (!on.rated) return h("p", { class: "muted", id: "rating-changes" }, t("online.not_rated"));
+  const me = S.table.seat;
+  // the reader's own change first, then the others by seat
+  const rows = (on.ratings || []).map((c, seat) => c && { seat, ...c }).filter(Boolean)
+    .sort((x, y) => (y.seat === me) - (x.seat === me) || x.seat - y.seat);
+  if (!rows.length) return null;
+  const box = h("section", { class: "rating-changes", id: "rating-changes", "aria-labelledby": "rating-changes-title" });
+  box.append(h("h3", { id: "rating-changes-title" }, t("online.ratings_title", { kind: t(RATING_KINDS[rows[0].kind] || RATING_KINDS.classic) })));
+  const list = h("ul", "rating-list");
+  for (const r of rows) {
+    const diff = r.after - r.before;
+    const item = h("li", r.seat === me ? "rating-row own" : "rating-row");
+    item.dataset.seat = r.seat;
+    item.append(
+      h("span", "who", seatName(r.seat)),
+      h("span", "rating-move", t("online.rating_move", { before: r.before, after: r.after })),
+      h("b", diff > 0 ? "rating-diff up" : diff < 0 ? "rating-diff down" : "rating-diff", diff > 0 ? `+${diff}` : diff < 0 ? `−${-diff}` : "±0"),
+    );
+    list.append(item);
+  }
+  box.append(list);
+  return box;
 }
 
 export function handoffOverlay(ctl) {
