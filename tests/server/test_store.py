@@ -36,7 +36,7 @@ async def test_migrations_run_twice_and_reach_head(db_url: str) -> None:
             version = (
                 await conn.execute(text("select version_num from alembic_version"))
             ).scalar_one()
-        assert version == "0007_email_verification"
+        assert version == "0008_report_player"
         async with store.engine.connect() as conn:
             diff = await conn.run_sync(
                 lambda c: compare_metadata(MigrationContext.configure(c), Base.metadata)

@@ -1,4 +1,4 @@
-"""Storage of registered accounts, ratings, coins and reports (migrations 0006 and 0007).
+"""Storage of registered accounts, ratings, coins and reports (migrations 0006 to 0008).
 
 Kept apart from :mod:`canasta.server.db`, whose :class:`AccountRow` stays the identity: these
 rows hang off it by account id. Every personal datum (email, password hash) lives in
@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -175,6 +176,15 @@ class ReportRow(Base):
     client: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[Timestamp]
     handled_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: the account a report of category "player" is about (None once that account is deleted)
+    player_id: Mapped[str | None] = mapped_column(
+        String(40),
+        ForeignKey("accounts.id", name="fk_reports_player_id_accounts", ondelete="SET NULL"),
+        nullable=True,
+        index=True,
+    )
+    #: whether the report named a player: with no ``player_id`` left, that account was deleted
+    player_named: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 def insert_ignore(url: str, model: type[Base], **values: Any) -> Any:

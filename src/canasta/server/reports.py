@@ -1,9 +1,11 @@
-"""Report a problem: a category, a description and, from a table, its match record.
+"""Report a problem: a category, a description and, from a table, its match record; a
+report about a player names that player's account.
 
 Reports are stored in the database and read by the server's operator with
 ``canasta admin reports [--open] [--handle ID]``; nothing about them is ever sent to other
 players. The record is the server's own (the page only names the table), so a report cannot
-carry a made-up game.
+carry a made-up game; likewise at a table the page names the seat and the server reads whose
+account sits there (the table's accounts never leave the server).
 """
 
 from __future__ import annotations
@@ -14,14 +16,13 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from sqlalchemy import select, update
 
-from .db import Store, now
+from .db import AccountRow, Store, now
 from .models_accounts import ReportRow
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from .config import ServerConfig
-    from .db import AccountRow
     from .tables import Tables
 
 CATEGORIES = ("bug", "rules", "player", "connection", "other")
@@ -47,6 +48,7 @@ async def add_report(
     table_id: str | None,
     record: dict[str, Any] | None,
     client: dict[str, Any] | None,
+    player_id: str | None = None,
 ) -> int:
     async with store.sessions() as s, s.begin():
         row = ReportRow(
@@ -56,6 +58,8 @@ async def add_report(
             table_id=table_id,
             record=record,
             client=client,
+            player_id=player_id,
+            player_named=player_id is not None,
             created_at=now(),
         )
         s.add(row)
@@ -69,6 +73,37 @@ async def list_reports(store: Store, *, open_only: bool = False) -> list[ReportR
         if open_only:
             q = q.where(ReportRow.handled_at.is_(None))
         return list((await s.scalars(q)).all())
+
+
+async def seat_account(store: Store, tables: Tables, table_id: str, seat: int) -> str | None:
+    """The account at ``seat`` of an online table, even after its player left (None: a
+    computer's seat, or no such seat or online table)."""
+    live = tables.peek(table_id)
+    if live is not None:
+        mode, options = live.mode, live.options
+    else:
+        row = await store.load_table(table_id)
+        if row is None:
+            return None
+        mode, options = row.mode, row.options
+    if mode != "online":
+        return None
+    accounts = (options.get("online") or {}).get("accounts") or []
+    if not 0 <= seat < len(accounts):
+        return None
+    account = accounts[seat]
+    return account if isinstance(account, str) else None
+
+
+async def player_names(store: Store, ids: set[str]) -> dict[str, str]:
+    """The display names of these accounts, by id (a deleted one is not listed)."""
+    from .app import display_name
+
+    if not ids:
+        return {}
+    async with store.sessions() as s:
+        rows = (await s.scalars(select(AccountRow).where(AccountRow.id.in_(ids)))).all()
+        return {r.id: display_name(r) for r in rows if r.kind != "deleted"}
 
 
 async def mark_handled(store: Store, report_id: int) -> bool:
@@ -112,6 +147,32 @@ def install(
     per_account = Limiter(config.reports_per_hour, 3600)
     per_address = Limiter(config.reports_per_hour * 4, 3600)
 
+    async def reported_player(
+        body: dict[str, Any], category: Any, table_id: str | None, reporter: str
+    ) -> str | None:
+        """The account a report is about: ``player`` (an account id, as a profile names it)
+        or ``seat`` (a seat of the reported online table); None when neither is given."""
+        player, seat = body.get("player"), body.get("seat")
+        if player is None and seat is None:
+            return None
+        if category != "player":
+            raise ApiError(400, "bad_player", "only a report about a player names one")
+        if player is not None and seat is not None:
+            raise ApiError(400, "bad_player", "name the player or the seat, not both")
+        if player is not None:
+            if not isinstance(player, str) or not _TABLE_ID.fullmatch(player):
+                raise ApiError(400, "bad_player", "player is an account id")
+            found: str | None = player
+        else:
+            if isinstance(seat, bool) or not isinstance(seat, int) or table_id is None:
+                raise ApiError(400, "bad_player", "seat is a seat number of the reported table")
+            found = await seat_account(store, tables, table_id, seat)
+        if found == reporter:
+            raise ApiError(400, "self_report", "a report cannot be about yourself")
+        if found is None or found not in await player_names(store, {found}):
+            raise ApiError(404, "player_not_found", "no such player")
+        return found
+
     @app.post("/api/reports", status_code=201)
     async def post_report(request: Request) -> dict[str, Any]:
         body = await _json_body(request)
@@ -136,6 +197,8 @@ def install(
             record = await table_record(store, tables, table_id)
             if record is None:
                 raise ApiError(404, "table_not_found", "no such table")
+        player_id = await reported_player(body, category, table_id, account.id)
+        # refusals come before the limit: only a report that will be stored counts
         if not per_account.allow(account.id) or not per_address.allow(
             client_address(request.scope)
         ):
@@ -157,8 +220,17 @@ def install(
             table_id=table_id,
             record=record,
             client=client,
+            player_id=player_id,
         )
         return {"report": report_id, "attached": record is not None}
+
+
+def about(report: ReportRow, names: dict[str, str]) -> str:
+    """Whom a report is about, as the admin listing says it ("" if it names nobody)."""
+    if report.player_id is not None:
+        name = names.get(report.player_id)
+        return f" about {name} ({report.player_id})" if name else " about a deleted account"
+    return " about a deleted account" if report.player_named else ""
 
 
 def admin_reports(db: str | None, *, open_only: bool = False, handle: int | None = None) -> int:
@@ -176,6 +248,7 @@ def admin_reports(db: str | None, *, open_only: bool = False, handle: int | None
                 print(f"no open report #{handle}")
                 return 1
             rows = await list_reports(store, open_only=open_only)
+            names = await player_names(store, {r.player_id for r in rows if r.player_id})
             for r in rows:
                 state = "open" if r.handled_at is None else f"handled {r.handled_at:%Y-%m-%d %H:%M}"
                 where = f" table {r.table_id}" if r.table_id else ""
@@ -183,7 +256,7 @@ def admin_reports(db: str | None, *, open_only: bool = False, handle: int | None
                 who = r.account_id or "deleted account"
                 print(
                     f"#{r.id} {r.created_at:%Y-%m-%d %H:%M} [{r.category}] {state} "
-                    f"from {who}{where}{attached}"
+                    f"from {who}{about(r, names)}{where}{attached}"
                 )
                 for line in r.description.splitlines():
                     print(f"    {line}")

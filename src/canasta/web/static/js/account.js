@@ -479,6 +479,14 @@ export async function openProfile(playerId = null) {
   if (document.body.dataset.overlay !== "profile") return;
   body = dialog("profile", t("account.profile"));
   body.append(h("h3", { class: "profile-name", id: "profile-name", text: personName(p.name) }));
+  if (playerId && p.id !== (S.account && S.account.id)) {
+    const report = button(t("report.this_player"), async () => {
+      const m = await import("./report.js");
+      m.openReport({ player: { id: p.id, name: personName(p.name) } });
+    }, "ghost small");
+    report.id = "btn-report-player";
+    body.append(h("div", { class: "dialog-buttons" }, report));
+  }
   const grid = h("div", { class: "profile-ratings" });
   for (const kind of ["classic", "two-player"]) {
     const r = p.ratings[kind];
