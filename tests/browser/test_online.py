@@ -392,6 +392,10 @@ def test_the_end_of_a_quick_match_shows_each_players_rating_change(browser, tmp_
             profile = page.evaluate("fetch('/api/profile').then(r => r.json())")
             assert profile["ratings"]["two-player"]["rating"] == after
             assert "Ratings: Two players" in page.inner_text("#rating-changes h3")
+            # back in the lobby, the reader's ratings are the new ones
+            page.click("#overlay[data-kind=match] button:has-text('Back to the lobby')")
+            page.wait_for_selector(f"#lobby-ratings [data-kind=two-player] b:text-is('{after}')")
+            assert page.inner_text("#lobby-ratings [data-kind=classic] b") == "1000"
             assert not page.errors, page.errors
     finally:
         server.stop()

@@ -304,7 +304,7 @@ async def profile(store: Store, account: AccountRow, name: str) -> dict[str, Any
             if h.kind == kind and h.rated and h.rating is not None
         ][-50:]
         ratings[kind] = {
-            "rating": display(row.mu, row.sigma) if row else display(25.0, 25.0 / 3),
+            "rating": display(row.mu, row.sigma) if row else DISPLAY_NEW,
             "mu": row.mu if row else 25.0,
             "sigma": row.sigma if row else 25.0 / 3,
             "played": row.played if row else 0,

@@ -30,7 +30,10 @@ export const L = {
   moving: null,       // the host's seat picked to move
   nameOpen: false,
   drafts: {},         // text being typed, by field id (every lobby message redraws)
+  ratings: null,      // the reader's ratings by kind ({rating, played}), from their profile
 };
+
+const RATING_KINDS = [["classic", "account.kind_classic"], ["two-player", "account.kind_two"]];
 
 let ctl = null;
 let ticker = null;
@@ -41,6 +44,7 @@ function redraw() { if (S.screen === "online" && ctl) ctl.redraw(); }
 export function openLobby(controller, code = null) {
   ctl = controller;
   if (code) L.pendingCode = code.toUpperCase();
+  loadRatings();
   if (L.sock) {
     if (L.pendingCode && L.status === "open") joinPending();
     return;
@@ -50,6 +54,18 @@ export function openLobby(controller, code = null) {
     redraw();
   });
   ensureTicker();
+}
+
+/** The reader's ratings (their profile's), fetched each time the lobby opens: a match just
+ * played may have changed them. Without them the lobby simply does not show them. */
+async function loadRatings() {
+  try {
+    const p = await api("GET", "/api/profile");
+    L.ratings = p.ratings;
+  } catch {
+    return;
+  }
+  redraw();
 }
 
 function ensureTicker() { if (!ticker) ticker = setInterval(tick, 1000); }
@@ -166,6 +182,7 @@ function namePanel() {
     edit.id = "btn-edit-name";
     line.append(" ", edit);
     p.append(line);
+    if (L.ratings) p.append(ratingsLine());
     return p;
   }
   const form = h("form", "name-form");
@@ -190,6 +207,25 @@ function namePanel() {
   });
   p.append(form);
   return p;
+}
+
+/** "Your ratings: Classic (4 players) 1049 · Two players 1000", and the way to the profile. */
+function ratingsLine() {
+  const line = h("p", { class: "you-ratings", id: "lobby-ratings" });
+  line.append(h("span", "muted", t("online.your_ratings") + " "));
+  RATING_KINDS.forEach(([kind, key], i) => {
+    const r = L.ratings[kind];
+    if (!r) return;
+    if (i) line.append(h("span", { class: "muted", "aria-hidden": "true" }, " · "));
+    const item = h("span", "you-rating");
+    item.dataset.kind = kind;
+    item.append(h("span", null, t(key) + " "), h("b", null, String(r.rating)));
+    line.append(item);
+  });
+  const profile = button(t("account.profile"), async () => { const m = await import("./account.js"); m.openProfile(); }, "ghost small");
+  profile.id = "btn-lobby-profile";
+  line.append(" ", profile);
+  return line;
 }
 
 function choiceGroup(id, options, value, onChoose, label) {
