@@ -261,3 +261,99 @@ def test_leaderboard_places_agree_with_the_viewers_place_through_ties(db_url: st
             assert mine[0]["place"] == board["you"]["place"] == 3
         finally:
             a.close()
+
+
+def test_a_rating_change_the_table_could_not_show_is_shown_later_and_goes_with_a_deleted_account(
+    db_url: str,
+) -> None:
+    """The ratings are committed before the table shows them: a table that lost them (its
+    process stopped, or it could not save them) gets them back from the match's rows, when
+    the match's end is reported again and when the finished table is loaded again. A deleted
+    account's change is shown no more, at the live table nor in the stored one."""
+    from canasta.server.db import TableRow
+
+    with app_client(db_url) as c:
+        a, b = Device(c, "Ann"), Device(c, "Bob")
+        try:
+            table_id = finish_quick_match(c, [a, b])
+            tables = c.app.state.tables
+
+            def shown() -> list | None:
+                live = tables.peek(table_id)
+                return live.online.get("ratings") if live is not None else None
+
+            first = wait_for(shown, timeout=20, what="the ratings at the table")
+            table = tables.peek(table_id)
+            # lost in memory: the match's end reported again shows the same changes
+            table._update_online(ratings=None)
+            c.portal.call(tables.match_over_listeners[-1], table)
+            assert wait_for(shown, timeout=20, what="the ratings again") == first
+
+            # lost before they were saved, and the process gone: a load brings them back
+            async def forget_and_reload() -> None:
+                async with c.app.state.store.sessions() as s, s.begin():
+                    row = await s.get(TableRow, table_id)
+                    options = dict(row.options)
+                    options["online"] = {**options["online"], "ratings": None}
+                    row.options = options
+                table.defunct = True
+                await tables.get(table_id)
+
+            c.portal.call(forget_and_reload)
+            assert tables.peek(table_id) is not table
+            assert wait_for(shown, timeout=20, what="the ratings after a load") == first
+
+            # Bob deletes his account: his change is shown nowhere
+            bob = table.options["online"]["accounts"].index(b.account["id"])
+            r = b.request("DELETE", "/api/account", json={"confirm": True})
+            assert r.status_code == 200, r.text
+            wait_for(lambda: shown()[bob] is None, timeout=20, what="Bob's change to go")
+            assert shown()[1 - bob] == first[1 - bob]
+
+            async def stored() -> list:
+                row = await c.app.state.store.load_table(table_id)
+                return row.options["online"]["ratings"]
+
+            assert c.portal.call(stored)[bob] is None
+            # and a table that shows nothing reloads with nothing of his
+            table = tables.peek(table_id)
+            table._update_online(ratings=None)
+            c.portal.call(tables.match_over_listeners[-1], table)
+            again = wait_for(shown, timeout=20, what="the ratings without Bob's")
+            assert again[bob] is None and again[1 - bob] == first[1 - bob]
+        finally:
+            a.close()
+            b.close()
+
+
+def test_a_rating_change_that_cannot_be_saved_while_storage_is_down_is_shown_when_it_is_back(
+    sqlite_url: str,
+) -> None:
+    """The table shows the ratings as a change it saves: while the database is locked the
+    save fails, and the change waits for storage to come back instead of being dropped."""
+    import sqlite3
+
+    with app_client(sqlite_url, sqlite_busy_seconds=0.2, storage_retry_seconds=0.1) as c:
+        a, b = Device(c, "Ann"), Device(c, "Bob")
+        try:
+            table_id = finish_quick_match(c, [a, b])
+            table = c.app.state.tables.peek(table_id)
+            first = wait_for(lambda: table.online.get("ratings"), timeout=20, what="the ratings")
+            # as before they were shown: neither in memory nor in what a failed save goes back to
+            table._update_online(ratings=None)
+            table._saved = {**table._saved, "options": table.options}
+            lock = sqlite3.connect(sqlite_url.split(":///", 1)[1], isolation_level=None, timeout=10)
+            lock.execute("BEGIN EXCLUSIVE")
+            try:
+                table.show_ratings(first)
+                wait_for(lambda: not table.storage_ok, timeout=20, what="the save to fail")
+                time.sleep(0.5)  # storage is retried meanwhile, and still down
+                assert table.online.get("ratings") is None
+            finally:
+                lock.execute("ROLLBACK")
+                lock.close()
+            assert wait_for(lambda: table.online.get("ratings"), timeout=20, what="the ratings back") == first
+            assert table.storage_ok
+        finally:
+            a.close()
+            b.close()

@@ -134,6 +134,14 @@ def _report_players(c: Any, a: Device, b: Device, gone: Device) -> tuple[int, in
     assert kept.player_id is None and kept.description == "rude" and kept.player_named
     assert code(a.post("/api/reports", {"category": "player", "description": "x",
                                         "player": gone.account["id"]})) == "player_not_found"
+    # but not without end: attempts have a limit of their own (ten times the reports'), so
+    # refusals cannot make the server read tables and accounts forever
+    attempts = len(refusals) + 5
+    while attempts < 30:
+        assert code(report(table=table, seat=mine)) == "self_report"
+        attempts += 1
+    r = report(table=table, seat=mine)
+    assert r.status_code == 429 and code(r) == "too_many_reports"
     return from_profile, from_table, about_gone, table
 
 

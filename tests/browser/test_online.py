@@ -392,6 +392,10 @@ def test_the_end_of_a_quick_match_shows_each_players_rating_change(browser, tmp_
             profile = page.evaluate("fetch('/api/profile').then(r => r.json())")
             assert profile["ratings"]["two-player"]["rating"] == after
             assert "Ratings: Two players" in page.inner_text("#rating-changes h3")
+            # a screen reader hears a sentence, not arrows and signs
+            said = page.inner_text("#rating-changes li.own .sr-only")
+            assert said == (f"You: from {before} to {after}, " + (f"up {diff}" if diff > 0 else f"down {-diff}")
+                            if diff else f"You: {before}, unchanged")
             # back in the lobby, the reader's ratings are the new ones
             page.click("#overlay[data-kind=match] button:has-text('Back to the lobby')")
             page.wait_for_selector(f"#lobby-ratings [data-kind=two-player] b:text-is('{after}')")

@@ -318,6 +318,12 @@ async def delete_personal_data(store: Store, account_id: str) -> list[str]:
             for seat in mine:
                 seats[seat]["name"] = DELETED_NAME
             options["seats"] = seats
+            shown = (options.get("online") or {}).get("ratings")
+            if shown:  # the rating change the match's end shows goes with the account
+                options["online"] = {
+                    **options["online"],
+                    "ratings": [None if seat in mine else r for seat, r in enumerate(shown)],
+                }
             row.options = options
             renamed.append(row.id)
         return renamed

@@ -123,6 +123,7 @@ class Online:
         def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]: ...
         def state_message(self, conn: Conn | None, change: str) -> dict[str, Any]: ...
         def _send_states(self, change: str) -> None: ...
+        def _report_match_over(self) -> None: ...
 
     # ------------------------------------------------------------------ who sits where
 
@@ -427,6 +428,10 @@ class Online:
                 self._start_grace(account)
         self._arm_deadline()
         self._watch_unattended()
+        if self.game.is_over and self.rated and self.online.get("ratings") is None:
+            # a finished match whose ratings were never shown (the process stopped first, or
+            # could not save them): recorded now if need be, and shown
+            self._report_match_over()
 
     def _resume_online(self) -> None:
         """Storage is back: a deadline or grace period that passed while nothing could be

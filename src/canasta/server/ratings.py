@@ -80,6 +80,10 @@ class Ratings:
             return
         async with self._lock:
             changed = await self._record(table, accounts, kind, table.rated)
+        if not changed and table.rated and table.online.get("ratings") is None:
+            # recorded before (by a process that stopped, or a table that could not save what
+            # it showed): the changes as the match's rows give them
+            changed = await self.recorded_changes(table.id)
         if changed:  # the players see it at the end of the match
             table.show_ratings(
                 [
@@ -175,6 +179,44 @@ class Ratings:
         except IntegrityError:
             log.info("table %s: match already recorded", table.id)
             return {}
+        return changed
+
+    async def recorded_changes(self, table_id: str) -> dict[str, dict[str, int]]:
+        """The rating changes a rated match made, from the rows recorded for it: each player's
+        rating after it, and before it their rating after their previous rated match of that
+        kind (a new player's before their first)."""
+        mp = MatchPlayerRow
+        rated_rows = (mp.rated.is_(True), mp.rating.is_not(None))
+        changed: dict[str, dict[str, int]] = {}
+        async with self.store.sessions() as s:
+            rows = (await s.scalars(select(mp).where(mp.table_id == table_id, *rated_rows))).all()
+            gone = set(
+                (
+                    await s.scalars(
+                        select(AccountRow.id).where(
+                            AccountRow.id.in_([r.account_id for r in rows]),
+                            AccountRow.kind == "deleted",
+                        )
+                    )
+                ).all()
+            )
+            for r in rows:
+                if r.account_id in gone:  # a deleted account's rating went with it
+                    continue
+                earlier = or_(
+                    mp.created_at < r.created_at, and_(mp.created_at == r.created_at, mp.id < r.id)
+                )
+                before = await s.scalar(
+                    select(mp.rating)
+                    .where(mp.account_id == r.account_id, mp.kind == r.kind, *rated_rows, earlier)
+                    .order_by(mp.created_at.desc(), mp.id.desc())
+                    .limit(1)
+                )
+                assert r.rating is not None
+                changed[r.account_id] = {
+                    "before": DISPLAY_NEW if before is None else int(before),
+                    "after": int(r.rating),
+                }
         return changed
 
     async def ordinals(self, accounts: Sequence[str], kind: str) -> dict[str, float]:

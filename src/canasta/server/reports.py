@@ -146,6 +146,9 @@ def install(
 
     per_account = Limiter(config.reports_per_hour, 3600)
     per_address = Limiter(config.reports_per_hour * 4, 3600)
+    # refusals do not count against the reports stored, but each costs database reads: the
+    # attempts have a looser limit of their own, checked before any of them
+    attempts = Limiter(config.reports_per_hour * 10, 3600)
 
     async def reported_player(
         body: dict[str, Any], category: Any, table_id: str | None, reporter: str
@@ -177,6 +180,8 @@ def install(
     async def post_report(request: Request) -> dict[str, Any]:
         body = await _json_body(request)
         account = await require_account(request)
+        if not attempts.allow(account.id):
+            raise ApiError(429, "too_many_reports", "too many reports: try again later")
         category = body.get("category")
         if category not in CATEGORIES:
             raise ApiError(400, "bad_category", f"category is one of {', '.join(CATEGORIES)}")

@@ -262,6 +262,8 @@ class Table(Seating, Handlers, Online):
         self.on_change: Callable[[Table], None] | None = None
         self.on_match_over: Callable[[Table], Awaitable[None]] | None = None
         self._over_reported = False
+        #: the ratings to show that could not be saved yet (storage was down): shown when it is back
+        self._rated_pending: _Rated | None = None
         self._background: set[asyncio.Task[None]] = set()
         self.chat_limiter: KeyedLimiter | None = None
         self._deadline_handle: asyncio.TimerHandle | None = None
@@ -745,9 +747,14 @@ class Table(Seating, Handlers, Online):
         elif isinstance(item, _BotTurn):
             await self._bot_turn(item.version)
         elif isinstance(item, _Rated):
-            if self.storage_ok and not self.defunct:
-                with contextlib.suppress(TableError):  # not saved: the profile still shows them
+            # a defunct table is reloaded, and the reloaded one asks for its ratings again
+            if not self.defunct:
+                try:
+                    if not self.storage_ok:
+                        raise TableError(*_STORAGE_DOWN)
                     await self._on_rated(item)
+                except TableError:  # not saved: shown once storage is back
+                    self._rated_pending = item
         elif isinstance(item, _Forget):
             try:
                 if not self.defunct:
@@ -766,6 +773,9 @@ class Table(Seating, Handlers, Online):
                     conn.drop(CLOSE_RELOAD, "the table is being reloaded: reconnect")
                 return
             self.storage_ok = True
+            if self._rated_pending is not None:
+                self.queue.put_nowait(self._rated_pending)
+                self._rated_pending = None
             self._send_states("storage")
             self._schedule_bot()
             self._resume_online()
@@ -867,13 +877,19 @@ class Table(Seating, Handlers, Online):
         self._arm_deadline()
         if self.on_change is not None:
             self.on_change(self)
-        if self.game.is_over and self.on_match_over is not None and not self._over_reported:
-            self._over_reported = True
-            task = asyncio.get_running_loop().create_task(
-                self.on_match_over(self), name=f"table-{self.id}-over"
-            )
-            self._background.add(task)  # a reference until it ends (the loop keeps none)
-            task.add_done_callback(self._background.discard)
+        if self.game.is_over:
+            self._report_match_over()
+
+    def _report_match_over(self) -> None:
+        """Tell the table set the match is over (once): it records the match and its ratings."""
+        if self.on_match_over is None or self._over_reported:
+            return
+        self._over_reported = True
+        task = asyncio.get_running_loop().create_task(
+            self.on_match_over(self), name=f"table-{self.id}-over"
+        )
+        self._background.add(task)  # a reference until it ends (the loop keeps none)
+        task.add_done_callback(self._background.discard)
 
     def _replying(self, conn: Conn, message: dict[str, Any]) -> dict[str, Any]:
         """``message``, carrying the request id of the message being handled when it goes to
@@ -891,7 +907,14 @@ class Table(Seating, Handlers, Online):
             return
         on = self.online
         mine = [seat for seat, acc in enumerate(on["accounts"]) if acc == account]
-        if all(self.seats[s].name == name and on["auto"][s] == "left" and not on["rematch"][s] for s in mine):
+        ratings = on.get("ratings")
+        if all(
+            self.seats[s].name == name
+            and on["auto"][s] == "left"
+            and not on["rematch"][s]
+            and not (ratings and ratings[s])
+            for s in mine
+        ):
             return
         seats = [dict(seat) for seat in self.options["seats"]]
         for seat in mine:
@@ -901,6 +924,8 @@ class Table(Seating, Handlers, Online):
         for seat in mine:
             self._set_seat("auto", seat, "left")
             self._set_seat("rematch", seat, False)
+            if ratings:  # a deleted account's rating goes with it
+                self._set_seat("ratings", seat, None)
         if self._saved is not None:  # between changes the saved options are these, renamed
             self._saved = {**self._saved, "options": self.options}
         if self.storage_ok:

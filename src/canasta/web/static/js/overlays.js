@@ -358,7 +358,8 @@ function ratingChanges(on) {
   if (!on.rated) return h("p", { class: "muted", id: "rating-changes" }, t("online.not_rated"));
   const me = S.table.seat;
   // the reader's own change first, then the others by seat
-  const rows = (on.ratings || []).map((c, seat) => c && { seat, ...c }).filter(Boolean)
+  if (!on.ratings) return h("p", { class: "muted", id: "rating-changes" }, t("online.ratings_pending"));
+  const rows = on.ratings.map((c, seat) => c && { seat, ...c }).filter(Boolean)
     .sort((x, y) => (y.seat === me) - (x.seat === me) || x.seat - y.seat);
   if (!rows.length) return null;
   const box = h("section", { class: "rating-changes", id: "rating-changes", "aria-labelledby": "rating-changes-title" });
@@ -368,10 +369,13 @@ function ratingChanges(on) {
     const diff = r.after - r.before;
     const item = h("li", r.seat === me ? "rating-row own" : "rating-row");
     item.dataset.seat = r.seat;
+    // read as a sentence ("You: from 1000 to 1049, up 49"), not as arrows and signs
+    const said = t(diff > 0 ? "online.rating_up" : diff < 0 ? "online.rating_down" : "online.rating_same", { name: seatName(r.seat), before: r.before, after: r.after, n: Math.abs(diff) });
     item.append(
-      h("span", "who", seatName(r.seat)),
-      h("span", "rating-move", t("online.rating_move", { before: r.before, after: r.after })),
-      h("b", diff > 0 ? "rating-diff up" : diff < 0 ? "rating-diff down" : "rating-diff", diff > 0 ? `+${diff}` : diff < 0 ? `−${-diff}` : "±0"),
+      h("span", "sr-only", said),
+      h("span", { class: "who", "aria-hidden": "true" }, seatName(r.seat)),
+      h("span", { class: "rating-move", "aria-hidden": "true" }, t("online.rating_move", { before: r.before, after: r.after })),
+      h("b", { class: diff > 0 ? "rating-diff up" : diff < 0 ? "rating-diff down" : "rating-diff", "aria-hidden": "true" }, diff > 0 ? `+${diff}` : diff < 0 ? `−${-diff}` : "±0"),
     );
     list.append(item);
   }

@@ -50,7 +50,7 @@ function draw(ctx, done) {
   let seatSelect = null;
   if (player) {
     who = h("p", { class: "field report-about", id: "report-about" },
-      h("span", { class: "field-label", text: t("report.player") }),
+      h("span", { class: "field-label", text: t("report.player_fixed") }),
       h("strong", { id: "report-player-fixed", text: player.name }));
   } else if (others && others.length) {
     seatSelect = h("select", { id: "report-player", name: "player", required: true, "aria-describedby": "report-record-note" });

@@ -298,6 +298,9 @@ function announceState(old, v, msg) {
   } else if (msg.change === "undo" && v.turn === mySeat()) {
     lines.push(t("announce.undone"));
     toast(t("announce.undone"));
+  } else if (msg.change === "rated") {
+    const mine = S.table && S.table.online && S.table.online.ratings && S.table.online.ratings[mySeat()];
+    lines.push(mine ? t("announce.rating_mine", { before: mine.before, after: mine.after }) : t("announce.ratings"));
   }
   if (S.table && S.table.handoff != null && !S.lastHandoff) clearAnnouncements();
   if (S.table && S.table.handoff != null) {
