@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 MY_TURN_OR_OVER = """() => {
@@ -119,3 +121,19 @@ def open_finished_hand(page: Any, server: Any, preset: str = "two-player", lang:
                                                    "rules": {"target": "one_hand"}, "seed": seed})["table"]
     page.evaluate(DRIVE, [table, actions])
     page.goto(server.url + f"#table={table}")
+
+
+def in_db(db_url: str, work: Any) -> Any:
+    """``await work(store)`` on a server's database, from a (synchronous) browser test: in a
+    thread of its own, since Playwright's sync API holds this thread's event loop."""
+    from canasta.server.db import Store
+
+    async def run() -> Any:
+        store = Store(db_url)
+        try:
+            return await work(store)
+        finally:
+            await store.dispose()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result(60)

@@ -6,10 +6,8 @@ the table with its match record."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from canasta.server.reports import list_reports
 from tests.accounts.support import Inbox, smtp_server
 
 from .conftest import Server, page_api, use_prefs
-from .helpers import start_match
+from .helpers import in_db, start_match
 
 pytestmark = pytest.mark.browser
 
@@ -65,28 +63,15 @@ def _wait_registered(page, email: str) -> None:
 def _add_stats(db_url: str, *deltas: StatsDelta) -> None:
     """Statistics as a finished match of these profiles would save them."""
 
-    async def write() -> None:
-        store = Store(db_url)
-        try:
-            async with store.sessions() as s, s.begin():
-                await store._apply_deltas(s, list(deltas))
-        finally:
-            await store.dispose()
+    async def write(store: Store) -> None:
+        async with store.sessions() as s, s.begin():
+            await store._apply_deltas(s, list(deltas))
 
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, write()).result(60)
+    in_db(db_url, write)
 
 
 def _reports(db_url: str) -> list:
-    async def read() -> list:
-        store = Store(db_url)
-        try:
-            return await list_reports(store)
-        finally:
-            await store.dispose()
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, read()).result(60)
+    return in_db(db_url, list_reports)
 
 
 def _confirm_link(page, server: Server, inbox: Inbox, email: str, count: int) -> None:

@@ -4,8 +4,6 @@ fixed. The stored report names the right account; the form fits a 360-px phone i
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from canasta.server.models_accounts import RatingRow
 from canasta.server.reports import list_reports
 
 from .conftest import Server, page_api
+from .helpers import in_db
 from .test_accessibility import AXE, scan
 from .test_online import ONLINE, contexts, open_lobby
 from .test_phone_panels import _OVERFLOW
@@ -31,20 +30,6 @@ def online_server(tmp_path: Path) -> Any:
     s.stop()
 
 
-def _in_db(db_url: str, work: Any) -> Any:
-    """``await work(store)`` on the server's database, from this (synchronous) test."""
-
-    async def run() -> Any:
-        store = Store(db_url)
-        try:
-            return await work(store)
-        finally:
-            await store.dispose()
-
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run()).result(60)
-
-
 def _rated(db_url: str, account_id: str) -> None:
     """A classic rating for the account, so that the leaderboard lists it."""
 
@@ -53,11 +38,11 @@ def _rated(db_url: str, account_id: str) -> None:
             s.add(RatingRow(account_id=account_id, kind="classic", mu=27.0, sigma=6.0,
                             ordinal=9.0, played=3, updated_at=now()))
 
-    _in_db(db_url, write)
+    in_db(db_url, write)
 
 
 def _report(db_url: str, description: str) -> Any:
-    (found,) = [r for r in _in_db(db_url, list_reports) if r.description == description]
+    (found,) = [r for r in in_db(db_url, list_reports) if r.description == description]
     return found
 
 
