@@ -66,13 +66,16 @@ def test_a_player_report_names_the_account_from_a_profile_or_a_seat(db_url: str,
         a, b, gone = Device(c, "Reporter"), Device(c, "Rude Bob"), Device(c, "Soon Gone")
         try:
             from_profile, from_table, about_gone, table = _report_players(c, a, b, gone)
+            # a name may be what was reported: the report keeps the one its reporter saw
+            r = b.request("PATCH", "/api/account", json={"name": "Polite Bob"})
+            assert r.status_code == 200, r.text
         finally:
             for device in (a, b, gone):
                 device.close()  # its lobby socket: the app cannot stop while one is open
     url = db_url.replace("sqlite+aiosqlite", "sqlite")
     assert main(["admin", "reports", "--db", url]) == 0
     out = capsys.readouterr().out
-    bob = f"about Rude Bob ({b.account['id']})"
+    bob = f"about Rude Bob ({b.account['id']}, now Polite Bob)"
     assert f"#{from_profile} " in out and out.count(bob) == 2
     line = next(x for x in out.splitlines() if x.startswith(f"#{from_table} "))
     assert bob in line and f"table {table}" in line and "record attached" in line
@@ -132,6 +135,7 @@ def _report_players(c: Any, a: Device, b: Device, gone: Device) -> tuple[int, in
     assert r.status_code == 200, r.text
     kept = {r.id: r for r in c.portal.call(list_reports, c.app.state.store)}[about_gone]
     assert kept.player_id is None and kept.description == "rude" and kept.player_named
+    assert kept.player_name is None  # the name went with the account
     assert code(a.post("/api/reports", {"category": "player", "description": "x",
                                         "player": gone.account["id"]})) == "player_not_found"
     # but not without end: attempts have a limit of their own (ten times the reports'), so

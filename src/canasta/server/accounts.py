@@ -298,7 +298,9 @@ async def delete_personal_data(store: Store, account_id: str) -> list[str]:
         )
         # a report about the account stays, no longer naming it (``player_named`` says it did)
         await s.execute(
-            update(ReportRow).where(ReportRow.player_id == account_id).values(player_id=None)
+            update(ReportRow)
+            .where(ReportRow.player_id == account_id)
+            .values(player_id=None, player_name=None)
         )
         # the options' text names the account wherever it sat (its id is "a" and hex digits):
         # a match it left stays in play, and has no match_players row until it ends

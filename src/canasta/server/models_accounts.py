@@ -185,6 +185,9 @@ class ReportRow(Base):
     )
     #: whether the report named a player: with no ``player_id`` left, that account was deleted
     player_named: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: the player's name when the report was made (a name may be what was reported; None once
+    #: that account is deleted)
+    player_name: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 def insert_ignore(url: str, model: type[Base], **values: Any) -> Any:

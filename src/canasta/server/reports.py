@@ -49,6 +49,7 @@ async def add_report(
     record: dict[str, Any] | None,
     client: dict[str, Any] | None,
     player_id: str | None = None,
+    player_name: str | None = None,
 ) -> int:
     async with store.sessions() as s, s.begin():
         row = ReportRow(
@@ -60,6 +61,7 @@ async def add_report(
             client=client,
             player_id=player_id,
             player_named=player_id is not None,
+            player_name=player_name if player_id is not None else None,
             created_at=now(),
         )
         s.add(row)
@@ -152,9 +154,10 @@ def install(
 
     async def reported_player(
         body: dict[str, Any], category: Any, table_id: str | None, reporter: str
-    ) -> str | None:
-        """The account a report is about: ``player`` (an account id, as a profile names it)
-        or ``seat`` (a seat of the reported online table); None when neither is given."""
+    ) -> tuple[str, str] | None:
+        """The account a report is about and its name now: ``player`` (an account id, as a
+        profile names it) or ``seat`` (a seat of the reported online table); None when
+        neither is given."""
         player, seat = body.get("player"), body.get("seat")
         if player is None and seat is None:
             return None
@@ -172,9 +175,10 @@ def install(
             found = await seat_account(store, tables, table_id, seat)
         if found == reporter:
             raise ApiError(400, "self_report", "a report cannot be about yourself")
-        if found is None or found not in await player_names(store, {found}):
+        names = {} if found is None else await player_names(store, {found})
+        if found is None or found not in names:
             raise ApiError(404, "player_not_found", "no such player")
-        return found
+        return found, names[found]
 
     @app.post("/api/reports", status_code=201)
     async def post_report(request: Request) -> dict[str, Any]:
@@ -202,7 +206,7 @@ def install(
             record = await table_record(store, tables, table_id)
             if record is None:
                 raise ApiError(404, "table_not_found", "no such table")
-        player_id = await reported_player(body, category, table_id, account.id)
+        player = await reported_player(body, category, table_id, account.id)
         # refusals come before the limit: only a report that will be stored counts
         if not per_account.allow(account.id) or not per_address.allow(
             client_address(request.scope)
@@ -225,7 +229,8 @@ def install(
             table_id=table_id,
             record=record,
             client=client,
-            player_id=player_id,
+            player_id=None if player is None else player[0],
+            player_name=None if player is None else player[1],
         )
         return {"report": report_id, "attached": record is not None}
 
@@ -233,8 +238,12 @@ def install(
 def about(report: ReportRow, names: dict[str, str]) -> str:
     """Whom a report is about, as the admin listing says it ("" if it names nobody)."""
     if report.player_id is not None:
-        name = names.get(report.player_id)
-        return f" about {name} ({report.player_id})" if name else " about a deleted account"
+        now = names.get(report.player_id)
+        then = report.player_name or now
+        if then is None:
+            return " about a deleted account"
+        renamed = f", now {now}" if now is not None and now != then else ""
+        return f" about {then} ({report.player_id}{renamed})"
     return " about a deleted account" if report.player_named else ""
 
 

@@ -907,6 +907,9 @@ class Table(Seating, Handlers, Online):
             return
         on = self.online
         mine = [seat for seat, acc in enumerate(on["accounts"]) if acc == account]
+        pending = self._rated_pending
+        if pending is not None:  # its rating change goes, also from one waiting for storage
+            self._rated_pending = _Rated([None if s in mine else c for s, c in enumerate(pending.changes)])
         ratings = on.get("ratings")
         if all(
             self.seats[s].name == name

@@ -25,6 +25,7 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("player_named", sa.Boolean(), nullable=False, server_default=sa.false())
         )
+        batch.add_column(sa.Column("player_name", sa.String(64), nullable=True))
         batch.create_index("ix_reports_player_id", ["player_id"])
 
 
@@ -32,5 +33,6 @@ def downgrade() -> None:
     with op.batch_alter_table("reports") as batch:
         batch.drop_index("ix_reports_player_id")
         batch.drop_constraint("fk_reports_player_id_accounts", type_="foreignkey")
+        batch.drop_column("player_name")
         batch.drop_column("player_named")
         batch.drop_column("player_id")
