@@ -2,7 +2,7 @@
 // with its rating chart, and the leaderboard. Chosen cosmetics are attributes of <body>
 // (data-back, data-theme), kept in localStorage too, so every table shows them, offline too.
 import { S } from "./store.js";
-import { t, language, personName, nameDraft } from "./i18n.js";
+import { t, language, personName, nameDraft, RATING_KINDS, ratingKindName } from "./i18n.js";
 import { api, onSessionLost } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { h } from "./dom.js";
@@ -467,7 +467,6 @@ export function ratingChart(points) {
   return svg;
 }
 
-const KIND_KEYS = { classic: "account.kind_classic", "two-player": "account.kind_two" };
 
 export async function openProfile(playerId = null) {
   document.body.dataset.overlay = "profile";
@@ -488,10 +487,10 @@ export async function openProfile(playerId = null) {
     body.append(h("div", { class: "dialog-buttons" }, report));
   }
   const grid = h("div", { class: "profile-ratings" });
-  for (const kind of ["classic", "two-player"]) {
+  for (const kind of RATING_KINDS) {
     const r = p.ratings[kind];
     grid.append(h("section", { class: "profile-rating", "data-kind": kind },
-      h("h4", { text: t(KIND_KEYS[kind]) }),
+      h("h4", { text: ratingKindName(kind) }),
       h("p", {}, h("strong", { class: "rating-value", text: String(r.rating) }), " ", h("span", { class: "muted", text: t("account.rated_matches", { n: r.played }) })),
       ratingChart(r.history)));
   }
@@ -512,7 +511,7 @@ export async function openProfile(playerId = null) {
     const text = t(m.won ? "account.match_won" : "account.match_lost", { score: m.score, against: m.against });
     const when = new Date(m.at).toLocaleDateString(language());
     const a = h("a", { href: `#replay=${encodeURIComponent(m.table)}`, onclick: () => closeOverlay() }, text);
-    list.append(h("li", { "data-table": m.table }, a, " ", h("span", { class: "muted", text: `${t(KIND_KEYS[m.kind])} · ${when}${m.rating != null ? ` · ${m.rating}` : ""}` })));
+    list.append(h("li", { "data-table": m.table }, a, " ", h("span", { class: "muted", text: `${ratingKindName(m.kind)} · ${when}${m.rating != null ? ` · ${m.rating}` : ""}` })));
   }
   body.append(list);
 }
@@ -522,8 +521,8 @@ export async function openLeaderboard(kind = "classic") {
   let body = dialog("leaderboard", t("account.leaderboard"));
   const tabs = () => {
     const row = h("div", { class: "dialog-buttons lb-tabs", role: "group", "aria-label": t("account.leaderboard") });
-    for (const k of ["classic", "two-player"]) {
-      const b = button(t(KIND_KEYS[k]), () => openLeaderboard(k), k === kind ? "primary small" : "ghost small");
+    for (const k of RATING_KINDS) {
+      const b = button(ratingKindName(k), () => openLeaderboard(k), k === kind ? "primary small" : "ghost small");
       b.setAttribute("aria-pressed", String(k === kind));
       row.append(b);
     }

@@ -102,6 +102,14 @@ export function personName(name) {
   return name;
 }
 
+/** The kinds of rating (the server's ``ratings.KINDS``), in the order pages list them. */
+export const RATING_KINDS = ["classic", "two-player"];
+
+/** A kind of rating by name: "Classic (4 players)", "Two players". */
+export function ratingKindName(kind) {
+  return t(kind === "two-player" ? "account.kind_two" : "account.kind_classic");
+}
+
 /** Translate the static attributes of a subtree (data-i18n, data-i18n-aria, data-i18n-title). */
 export function translateDom(root = document) {
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);

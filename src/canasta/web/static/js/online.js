@@ -2,7 +2,7 @@
 // parts of a table (names, presence, the move timer, auto-play, quick chat). The server
 // decides everything: this module draws what the lobby and table sockets send.
 import { S, savePrefs } from "./store.js";
-import { t, personName, nameDraft } from "./i18n.js";
+import { t, personName, nameDraft, RATING_KINDS, ratingKindName } from "./i18n.js";
 import { api, Socket } from "./net.js";
 import { button, dialog, closeOverlay } from "./overlays.js";
 import { h } from "./dom.js";
@@ -33,7 +33,6 @@ export const L = {
   ratings: null,      // the reader's ratings by kind ({rating, played}), from their profile
 };
 
-const RATING_KINDS = [["classic", "account.kind_classic"], ["two-player", "account.kind_two"]];
 
 let ctl = null;
 let ticker = null;
@@ -213,13 +212,13 @@ function namePanel() {
 function ratingsLine() {
   const line = h("p", { class: "you-ratings", id: "lobby-ratings" });
   line.append(h("span", "muted", t("online.your_ratings") + " "));
-  RATING_KINDS.forEach(([kind, key], i) => {
+  RATING_KINDS.forEach((kind, i) => {
     const r = L.ratings[kind];
     if (!r) return;
     if (i) line.append(h("span", { class: "muted", "aria-hidden": "true" }, " · "));
     const item = h("span", "you-rating");
     item.dataset.kind = kind;
-    item.append(h("span", null, t(key) + " "), h("b", null, String(r.rating)));
+    item.append(h("span", null, ratingKindName(kind) + " "), h("b", null, String(r.rating)));
     line.append(item);
   });
   const profile = button(t("account.profile"), async () => { const m = await import("./account.js"); m.openProfile(); }, "ghost small");

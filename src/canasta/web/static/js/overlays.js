@@ -1,6 +1,6 @@
 // Modal layers: end of hand, end of match, pass-and-play handoff.
 import { S } from "./store.js";
-import { t } from "./i18n.js";
+import { t, ratingKindName } from "./i18n.js";
 import { seatName, sideName, teamName } from "./table.js";
 import { cardEl, cardLabel, isWildFace, rankLabel } from "./cards.js";
 import { h } from "./dom.js";
@@ -350,8 +350,6 @@ function onlineButtons(ctl, body, row, matchOver, on) {
   row.append(button(t("online.back_to_lobby"), () => ctl.leaveTable()));
 }
 
-const RATING_KINDS = { classic: "account.kind_classic", "two-player": "account.kind_two" };
-
 /** What a finished online match did to its players' ratings, as the server recorded them
  * (they arrive a moment after the match ends), or that it changed none. */
 function ratingChanges(on) {
@@ -363,7 +361,7 @@ function ratingChanges(on) {
     .sort((x, y) => (y.seat === me) - (x.seat === me) || x.seat - y.seat);
   if (!rows.length) return null;
   const box = h("section", { class: "rating-changes", id: "rating-changes", "aria-labelledby": "rating-changes-title" });
-  box.append(h("h3", { id: "rating-changes-title" }, t("online.ratings_title", { kind: t(RATING_KINDS[rows[0].kind] || RATING_KINDS.classic) })));
+  box.append(h("h3", { id: "rating-changes-title" }, t("online.ratings_title", { kind: ratingKindName(rows[0].kind) })));
   const list = h("ul", "rating-list");
   for (const r of rows) {
     const diff = r.after - r.before;
