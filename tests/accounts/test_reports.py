@@ -138,6 +138,12 @@ def _report_players(c: Any, a: Device, b: Device, gone: Device) -> tuple[int, in
     assert kept.player_name is None  # the name went with the account
     assert code(a.post("/api/reports", {"category": "player", "description": "x",
                                         "player": gone.account["id"]})) == "player_not_found"
+    # a report looked its player up just before the deletion committed: stored, not naming it
+    late = c.portal.call(lambda: add_report(
+        c.app.state.store, account_id=a.account["id"], category="player", description="late",
+        table_id=None, record=None, client=None, player_id=gone.account["id"], player_name="Soon Gone"))
+    raced = {r.id: r for r in c.portal.call(list_reports, c.app.state.store)}[late]
+    assert (raced.player_id, raced.player_name, raced.player_named) == (None, None, True)
     # but not without end: attempts have a limit of their own (ten times the reports'), so
     # refusals cannot make the server read tables and accounts forever
     attempts = len(refusals) + 5

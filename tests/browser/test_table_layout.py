@@ -77,8 +77,9 @@ def test_three_player_match_over_fits_a_laptop_screen_without_scrolling(browser,
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_tall_result_dialog_on_a_phone_opens_at_its_top(browser, quick_server, lang):
     """On a phone the end of a hand is taller than the screen: it opens showing how the hand
-    ended, under its title (focusing its first button once scrolled it there, hiding that)."""
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    ended, under its title (focusing its first button once scrolled it there, hiding that).
+    A small phone (360×640): on a 390×844 one the English dialog now fits."""
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True)
     page = context.new_page()
     open_finished_hand(page, quick_server, "classic", lang)
     page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
@@ -160,13 +161,48 @@ def test_a_phone_breaks_the_japanese_score_lines_between_words(browser, quick_se
     page = context.new_page()
     open_finished_hand(page, quick_server, preset, "ja")
     page.wait_for_selector("#overlay .breakdown")
-    cells = "#overlay .breakdown tbody th, #overlay .breakdown thead th + th, #overlay .winner-line, #overlay .reason"
+    cells = "#overlay .breakdown tbody th, #overlay .breakdown thead th .side, #overlay .winner-line, #overlay .reason"
     assert page.eval_on_selector_all(cells, _BROKEN_WORDS) == []
     wrapped = page.eval_on_selector_all(
         "#overlay .breakdown th[scope=row]", "els => els.filter(e => e.getClientRects()[0].height > 30).length")
     assert wrapped, "no label wraps at this width: nothing to check"
     dialog = page.locator("#overlay .dialog")
     assert dialog.evaluate("d => d.scrollWidth <= d.clientWidth"), "the scores are wider than the dialog"
+    context.close()
+
+
+#: the end of a hand redrawn as an online four-player table's, with two of the longest names a
+#: player may choose (20 letters, Japanese, no space in them), beside short ones
+_LONG_NAMES = """async () => {
+  const { S } = await import('/static/js/store.js');
+  const overlays = await import('/static/js/overlays.js');
+  const names = ['あいうえおかきくけこさしすせそたちつてと', 'ながいなまえのプレイヤーさんですよろしく', 'Bob', 'アリス'];
+  S.table.mode = 'online';
+  S.table.seat = 0;
+  S.table.seats = names.map((name) => ({ kind: 'human', name }));
+  S.table.online = { auto: [null, null, null, null], connected: [true, true, true, true],
+    rematch: [false, false, false, false], spectators: 0, deadline_ms: null, now_ms: Date.now(),
+    move_seconds: 40, ...(S.table.online || {}) };
+  overlays.handOverlay({ redraw() {} });
+}"""
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_a_long_name_with_no_break_in_it_never_widens_the_scores_on_a_phone(browser, quick_server, lang):
+    """A 20-letter Japanese name is one word: in the scores' column head, the winner's line and
+    the cards left it breaks where it must, and the dialog stays as wide as a 360-px phone."""
+    context = browser.new_context(viewport={"width": 360, "height": 1600}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_finished_hand(page, quick_server, "classic", lang)
+    page.wait_for_selector("#overlay .breakdown")
+    page.evaluate(_LONG_NAMES)
+    page.wait_for_function("() => document.querySelector('#overlay .breakdown thead').textContent.includes('ながい')")
+    dialog = page.locator("#overlay .dialog")
+    assert dialog.evaluate("d => d.scrollWidth <= d.clientWidth"), "a long name widens the scores"
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    # short names still break only between words
+    heads = page.eval_on_selector_all("#overlay .breakdown thead th .side", "els => els.map(e => e.textContent)")
+    assert any("Bob" in text for text in heads)
     context.close()
 
 

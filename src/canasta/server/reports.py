@@ -66,6 +66,17 @@ async def add_report(
         )
         s.add(row)
         await s.flush()
+        if player_id is not None:
+            # the player's account may have been deleted since it was looked up: read it again
+            # inside this transaction, after the insert (on SQLite the insert holds the write
+            # lock, so the deletion committed before it or runs after it and clears this row
+            # too; on PostgreSQL the shared lock waits for a deletion under way)
+            kind = await s.scalar(
+                select(AccountRow.kind).where(AccountRow.id == player_id).with_for_update(read=True)
+            )
+            if kind is None or kind == "deleted":
+                row.player_id = None
+                row.player_name = None
         return int(row.id)
 
 

@@ -156,7 +156,8 @@ export function handOverlay(ctl) {
     const head = `<thead><tr><th scope="col"><span class="sr-only"></span></th>${sides.map((s) => `<th scope="col"></th>`).join("")}</tr></thead>`;
     table.innerHTML = head + "<tbody></tbody>";
     table.querySelector("thead .sr-only").textContent = t("result.score_item");
-    sides.forEach((s, k) => { table.querySelectorAll("thead th")[k + 1].textContent = sideName(s.side); });
+    // in a span that may break a long name with no break in it (a 20-letter Japanese name)
+    sides.forEach((s, k) => { table.querySelectorAll("thead th")[k + 1].append(h("span", "side", sideName(s.side))); });
     const rows = [
       ["result.melds", (s) => s.melds],
       ["result.natural_canastas", (s) => s.natural_canastas],
