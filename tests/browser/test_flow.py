@@ -16,8 +16,9 @@ pytestmark = pytest.mark.browser
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "canasta" / "web" / "static"
 STEPS = json.loads((STATIC / "tutorial" / "steps.json").read_text(encoding="utf-8"))["steps"]
-FAQ = {lang: json.loads((STATIC / "i18n" / f"{lang}.pages.json").read_text(encoding="utf-8"))["rules"]["faq"]
-       for lang in ("en", "ja")}
+PAGES = {lang: json.loads((STATIC / "i18n" / f"{lang}.pages.json").read_text(encoding="utf-8"))["rules"]
+         for lang in ("en", "ja")}
+FAQ = {lang: rules["faq"] for lang, rules in PAGES.items()}
 
 
 def _hash(page) -> str:
@@ -195,6 +196,31 @@ def test_rules_page_has_the_faq_as_disclosure_widgets(page, server, lang):
     assert page.evaluate("document.querySelector('#faq details.faq-item').open")
     assert page.is_visible(f"text={FAQ[lang][0]['a']}")
     assert page.locator("#rules nav.toc a[href='#faq']").count() == 1
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", {"width": 1440, "height": 900}), ("ja", {"width": 360, "height": 740})])
+def test_rules_page_shows_the_worked_example_as_a_table(page, server, lang, size):
+    """The scoring example (its figures checked against the engine in tests/core/test_rules_page.py,
+    R13) is a table row by row, signed, with the hand's total in the foot, and fits a phone."""
+    (example,) = [s["example"] for s in PAGES[lang]["sections"] if "example" in s]
+    page.set_viewport_size(size)
+    use_prefs(page, lang=lang)
+    page.goto(server.url + "#rules")
+    page.wait_for_selector("#rules table.score-example")
+    rows = page.locator("#rules table.score-example tbody tr")
+    assert rows.count() == len(example["rows"])
+    for i, row in enumerate(example["rows"]):
+        assert rows.nth(i).locator("th").inner_text() == row["label"]
+        shown = rows.nth(i).locator("td").inner_text()
+        assert int(shown.replace(",", "").replace("+", "").replace("\u2212", "-")) == row["points"]
+        assert shown.startswith("+") == (row["points"] > 0)
+    total = page.locator("#rules table.score-example tfoot tr.total")
+    assert total.locator("th").inner_text() == example["total"]["label"]
+    assert int(total.locator("td").inner_text().replace(",", "")) == example["total"]["points"]
+    assert page.locator("#rules .example-after").inner_text() == example["after"]
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    assert page.evaluate("(() => { const t = document.querySelector('#rules table.score-example');"
+                         " return t.getBoundingClientRect().right <= t.parentElement.getBoundingClientRect().right; })()")
 
 
 def test_esc_is_named_in_japanese(page, server):

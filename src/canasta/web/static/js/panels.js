@@ -1,6 +1,6 @@
 // Start screen, settings, stats, help and the rules page.
 import { S, savePrefs, lastTable, rememberTable } from "./store.js";
-import { t, raw, languages, loadPages, pagesLoaded } from "./i18n.js";
+import { t, raw, language, languages, loadPages, pagesLoaded } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { cardEl } from "./cards.js";
@@ -444,11 +444,24 @@ export function renderRules(root, ctl) {
     const ul = h("ul");
     for (const item of sec.items) ul.append(h("li", null, item));
     s.append(ul);
+    if (sec.example) s.append(...scoreExample(sec.example));
     root.append(s);
   });
   root.append(faqSection());
   const tut = button(t("start.tutorial"), () => ctl.show("tutorial"), "primary");
   root.append(tut);
+}
+
+// A worked example's figures are text like the rest of the page (tests/core/test_rules_page.py
+// checks them against the engine's scoring); the page only lays them out as a table.
+function scoreExample(ex) {
+  const signed = new Intl.NumberFormat(language(), { signDisplay: "exceptZero" });
+  const row = (label, text, cls) => h("tr", cls, h("th", { scope: "row" }, label), h("td", null, text));
+  const table = h("table", "breakdown score-example",
+    h("thead", null, h("tr", null, ...ex.columns.map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", null, ...ex.rows.map((r) => row(r.label, signed.format(r.points)))),
+    h("tfoot", null, row(ex.total.label, ex.total.points.toLocaleString(language()), "total")));
+  return [table, h("p", "example-after", ex.after)];
 }
 
 // The questions are disclosure widgets (<details>): each opens by click, Enter or Space, and
