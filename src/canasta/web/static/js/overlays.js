@@ -136,6 +136,17 @@ export function dialog(kind, title, { closable = true, onClose } = {}) {
   return body;
 }
 
+/** The scores' column heads break between words, unless the names cannot fit the dialog so:
+ * then (``tight``) anywhere. Checked again when the dialog's width changes (a phone turned). */
+function fitSides(table, body) {
+  const fit = () => {
+    table.classList.remove("tight");
+    if (table.offsetWidth > body.clientWidth) table.classList.add("tight");
+  };
+  fit();
+  if (typeof ResizeObserver === "function") new ResizeObserver(fit).observe(body);
+}
+
 export function handOverlay(ctl) {
   const v = S.view;
   const m = (S.table && S.table.match) || {};
@@ -184,6 +195,7 @@ export function handOverlay(ctl) {
       tbody.append(tr);
     }
     body.append(table);
+    fitSides(table, body);
   }
   // running totals
   const scores = m.scores || v.scores;
