@@ -234,6 +234,11 @@ def test_a_rematch_with_the_same_players_in_the_same_seats(db_url: str) -> None:
         first = seats[0].ask(type="rematch")
         assert first["type"] == "state" and first["change"] == "rematch"
         assert online_of(first)["rematch"] == [True, False] and online_of(first)["next"] is None
+        # asked again: answered with the state, and nothing saved or sent to the others
+        seq = _live(c, table).seq
+        again = seats[0].ask(type="rematch")
+        assert again["type"] == "state" and again["change"] == "sync" and online_of(again)["rematch"] == [True, False]
+        assert _live(c, table).seq == seq
         assert seats[0].error(type="next_hand") == "match_over"
         second = seats[1].ask(type="rematch")
         new = online_of(second)["next"]
@@ -258,6 +263,40 @@ def test_a_rematch_with_the_same_players_in_the_same_seats(db_url: str) -> None:
         assert a.lobby_ask(type="sync")["current"] == new
 
 
+def test_saying_ready_again_saves_nothing(db_url: str) -> None:
+    """``next_hand`` from a seat that said it already is answered with the state; nothing is
+    saved or sent to the others (a client repeating it cannot grow the log)."""
+    with online_client(db_url, LONG) as c, browsers(c, 2) as (a, b):
+        table = _room_match([a, b], "two-player", 5000, bots=[])
+        seats = seated([a, b], table)
+        end = play_hand(seats, [], random.Random(8))
+        assert end["view"]["phase"] == "over" and not end["table"]["match"]["over"]
+        ready = seats[0].ask(type="next_hand")
+        assert ready["change"] == "ready" and online_of(ready)["ready"][0] is True
+        seq = _live(c, table).seq
+        for _ in range(5):
+            again = seats[0].ask(type="next_hand")
+            assert again["type"] == "state" and again["change"] == "sync"
+        assert _live(c, table).seq == seq
+        dealt = seats[1].ask(type="next_hand")
+        assert dealt["change"] == "next_hand" and dealt["view"]["phase"] != "over"
+
+
+def test_no_rematch_while_a_player_plays_another_match(db_url: str) -> None:
+    """Who asked for a rematch and then started another match is not seated in the rematch
+    too (two clocks at once): the rematch waits, refused with ``player_in_match``."""
+    with online_client(db_url, LONG) as c, browsers(c, 2) as (a, b):
+        table = _room_match([a, b], "two-player", "one_hand", bots=[])
+        seats = seated([a, b], table)
+        play_hand(seats, [], random.Random(8))
+        assert seats[1].ask(type="rematch")["change"] == "rematch"
+        other = _room_match([b], "two-player", 5000, bots=[1])
+        assert _live(c, other).status == "playing"
+        assert seats[0].error(type="rematch") == "player_in_match"
+        assert online_of(seats[0].ask(type="sync"))["rematch"] == [False, True]
+        assert online_of(seats[0].state)["next"] is None
+
+
 @pytest.mark.parametrize(
     ("raw", "clean"),
     [
@@ -266,6 +305,8 @@ def test_a_rematch_with_the_same_players_in_the_same_seats(db_url: str) -> None:
         ("ｆｕｌｌ　ｗｉｄｔｈ", "full width"),
         ("e\u200d\u0301clair", "\u00e9clair"),
         ("x" * 20, "x" * 20),
+        ("Yourself", "Yourself"),  # only the page's very words are reserved
+        ("Partners in crime", "Partners in crime"),
     ],
 )
 def test_names_are_cleaned(sqlite_url: str, raw: str, clean: str) -> None:
@@ -288,7 +329,10 @@ def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
     "raw",
     ["Guest {n}", "guest  {n}", "Ｇｕｅｓｔ{n}", "Computer 2", "COMPUTER 3", "Computer (Expert)",
      "Deleted player", "Deletedplayer", "ゲスト{n}", "コンピューター2", "コンピュータ2",
-     "コンピューター（上級）", "退会したプレイヤー", DELETED_NAME],
+     "コンピューター（上級）", "退会したプレイヤー", DELETED_NAME,
+     # the page's own words for seats, and look-alike letters of other scripts
+     "You", "YOU", "あなた", "Partner", "Left opponent", "右の相手", "Computer",
+     "Our side", "相手チーム", "\u0421omputer 1", "G\u03c5est {n}", "\u0443\u043eu"],
 )
 def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> None:
     """A person may not pass for a guest, a computer seat or a deleted account: the page shows

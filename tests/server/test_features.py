@@ -283,6 +283,24 @@ def test_an_action_message_round_trips_through_json(sqlite_url: str) -> None:
             assert receive(ws)["view"]["phase"] == "play"
 
 
+def test_pause_and_resume_are_rate_limited(sqlite_url: str) -> None:
+    """Each pause or resume is a saved change sent to every socket: a burst of 10, then
+    ``rate_limited`` (2 a second after it), and the table stays as it was."""
+    with client(sqlite_url, delay_ms=300) as c:
+        tid = create_table(c, mode="computer", preset="two-player", seed=6)
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            start = receive_until(ws, my_turn)
+            changes = []
+            for k in range(11):
+                send(ws, type="resume" if k % 2 else "pause")
+                changes.append(receive(ws))
+            assert [m.get("change") for m in changes[:10]] == ["pause", "resume"] * 5
+            assert changes[10]["type"] == "error" and changes[10]["code"] == "rate_limited"
+            assert changes[10]["version"] == start["version"] + 10
+            send(ws, type="sync")
+            assert not receive(ws)["table"]["paused"]
+
+
 def test_computer_delay_pause_and_resume(sqlite_url: str) -> None:
     with client(sqlite_url, delay_ms=300) as c:
         tid = create_table(c, mode="computer", preset="two-player", seed=6)

@@ -74,6 +74,10 @@ class ServerConfig:
     #: changes of a table's cosmetic settings per second (each one is saved)
     settings_rate: float = 1.0
     settings_burst: int = 5
+    #: pauses and resumes of a table against the computer per second, and in one burst (the
+    #: page pauses while its settings are open; each one is a committed change)
+    pause_rate: float = 2.0
+    pause_burst: int = 10
     #: "Continue CPU" (``step``) presses per second, and in one burst (each one is a move)
     step_rate: float = 4.0
     step_burst: int = 4

@@ -59,6 +59,7 @@ class Handlers:
     _suggestion: tuple[int, dict[str, Any]] | None
     _settings_bucket: TokenBucket
     _step_bucket: TokenBucket
+    _pause_bucket: TokenBucket
     seq: int
     _players: dict[int, Any]
     _seeds: dict[int, int]
@@ -159,6 +160,7 @@ class Handlers:
     async def _on_pause(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_owner(conn)
         if not self.paused:
+            self._take_pause()
             self.paused = True
             if self._timer is not None:
                 self._timer.cancel()
@@ -167,8 +169,14 @@ class Handlers:
     async def _on_resume(self, conn: Conn, msg: dict[str, Any]) -> None:
         self._check_owner(conn)
         if self.paused:
+            self._take_pause()
             self.paused = False
             await self._changed("resume")
+
+    def _take_pause(self) -> None:
+        """A pause or resume is a committed change sent to every socket: a bounded number."""
+        if not self._pause_bucket.take():
+            raise TableError("rate_limited", "pause and resume too often: try again shortly")
 
     async def _on_step(self, conn: Conn, msg: dict[str, Any]) -> None:
         """Continue CPU: while the table is paused, the computer seat to act makes one move."""

@@ -531,6 +531,9 @@ class Online:
             raise TableError("hand_in_progress", "the current hand is not over")
         if self.game.is_over:
             raise TableError("match_over", "the match is over: ask for a rematch")
+        if self.online["ready"][seat]:  # said already: nothing to save or send to the others
+            conn.send(self._replying(conn, self.state_message(conn, "sync")))
+            return
         self._set_seat("ready", seat, True)
         ready = self.online["ready"]
         if all(ready[s] for s in self._active_humans()):
@@ -544,11 +547,18 @@ class Online:
             raise TableError("match_in_progress", "the match is not over")
         if self.online["next"] is not None:
             raise TableError("rematch_started", "the rematch has started")
-        self._set_seat("rematch", seat, True)
+        if self.online["rematch"][seat]:  # asked already: nothing to save or send to the others
+            conn.send(self._replying(conn, self.state_message(conn, "sync")))
+            return
         on = self.online
         humans = [s for s, acc in enumerate(on["accounts"]) if acc and on["auto"][s] != "left"]
-        if all(on["rematch"][s] for s in humans) and self.on_rematch is not None:
-            self._update_online(next=await self.on_rematch(self))
+        if all(on["rematch"][s] or s == seat for s in humans) and self.on_rematch is not None:
+            # made first: refused (a player is in another match) with nothing changed here
+            following = await self.on_rematch(self)
+            self._set_seat("rematch", seat, True)
+            self._update_online(next=following)
+        else:
+            self._set_seat("rematch", seat, True)
         await self._changed("rematch", seat=seat)
 
     # ------------------------------------------------------------------ statistics

@@ -236,6 +236,7 @@ class Table(Seating, Handlers, Online):
         self.queue: Mailbox[_Item] = Mailbox()
         self._settings_bucket = TokenBucket(config.settings_rate, config.settings_burst)
         self._step_bucket = TokenBucket(config.step_rate, config.step_burst)
+        self._pause_bucket = TokenBucket(config.pause_rate, config.pause_burst)
         self._probe: asyncio.Task[None] | None = None
         #: the process's metrics (set by the table set; None in tests that build tables alone)
         self.metrics: Metrics | None = None

@@ -18,6 +18,7 @@ from .db import Store, TableRow
 from .limits import KeyedLimiter
 from .metrics import Metrics
 from .online import ENDED
+from .protocol import TableError
 from .table import DELETED_NAME, Table
 from .tasks import repeat
 from .thinkers import Thinkers, default_processes
@@ -400,8 +401,16 @@ class Tables:
                 log.exception("table %s: a match-over listener failed", table.id)
 
     async def _rematch(self, table: Table) -> str:
-        """The next match of an online table, with the same people in the same seats."""
+        """The next match of an online table, with the same people in the same seats; refused
+        while one of them plays another match (who asked for a rematch and then started
+        another match would play two at once)."""
         on = table.online
+        playing = {a for s, a in enumerate(on["accounts"]) if a is not None and on["auto"][s] != "left"}
+        for match in self.online_summaries():
+            if match["table"] != table.id and match["status"] == "playing" and playing & set(match["accounts"]):
+                raise TableError(
+                    "player_in_match", "a player of this match is playing another one: no rematch for now"
+                )
         players: list[tuple[str, str] | None] = []
         for seat, account in enumerate(on["accounts"]):
             left = on["auto"][seat] == "left"
