@@ -421,7 +421,7 @@ def test_the_display_name_changes_from_the_account_panel_too(browser, server) ->
     assert page.get_attribute("#name-new", "placeholder") == given
     page.fill("#name-new", "Computer 2")
     page.click("#form-name button[type=submit]")
-    page.wait_for_selector(".acc-note.warn:text('The game gives that name to guests and computer players')")
+    page.wait_for_selector(".acc-note.warn:text('The game uses that name itself, for guests, computer players or seats')")
     page.fill("#name-new", "Zoë")
     page.click("#form-name button[type=submit]")
     page.wait_for_selector(".acc-note.good:text('Name saved')")

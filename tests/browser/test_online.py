@@ -195,7 +195,7 @@ def test_names_the_server_gives_read_in_japanese_and_cannot_be_chosen(browser, o
     assert host.get_attribute("#name-input", "placeholder") == f"ゲスト{number[1]}"
     host.fill("#name-input", "コンピューター2")
     host.click("#btn-save-name")
-    host.wait_for_selector(".toast:text('ゲストやコンピューターに付く名前')")
+    host.wait_for_selector(".toast:text('席の呼び名としてゲームが使っています')")
     host.click("#btn-create-room")
     host.wait_for_selector("#room-code-value")
     code = host.inner_text("#room-code-value")

@@ -268,11 +268,27 @@ GIVEN_NAME = re.compile(
     r"(?:guest ?\d{4}|computer ?(?:\d|\(.*)|deleted ?player"
     r"|ゲスト ?\d{4}|コンピューター? ?(?:\d|\(.*)|退会したプレイヤー)"
 )
+#: the words the page itself names seats and sides with, in either language ("seat" and
+#: "side" in web/static/i18n/*.json): a player called "You" would read as the reader's own seat
+PAGE_NAME = re.compile(
+    r"(?:you|partner|computer|(?:left|right) ?(?:opponent|partner)|(?:our|their) ?side"
+    r"|あなた|パートナー|コンピューター?|[左右]の(?:相手|パートナー)|味方チーム|相手チーム)"
+)
+#: letters of other scripts that look like the Latin ones of those names (Cyrillic and Greek,
+#: after NFKC and casefolding): "Сomputer 1" with a Cyrillic С is refused as "Computer 1" is
+_LOOKALIKES = str.maketrans(
+    "аbсdеһіјкӏмnорԛѕтиuvԝхуzαβεηικνορτυχ",
+    "abcdehijklmnopqstuuvwxyzabenikvoptux",
+)
 
 
 def given_name(name: str) -> bool:
-    """Whether ``name`` (cleaned) is one of the names the server gives (:data:`GIVEN_NAME`)."""
-    return GIVEN_NAME.fullmatch(name.casefold()) is not None
+    """Whether ``name`` (cleaned) reads as one of the names the server gives (:data:`GIVEN_NAME`)
+    or the page's words for seats (:data:`PAGE_NAME`), other scripts' look-alike letters read
+    as the Latin ones."""
+    folded = name.casefold()
+    looks = folded.translate(_LOOKALIKES)
+    return any(p.fullmatch(text) is not None for p in (GIVEN_NAME, PAGE_NAME) for text in {folded, looks})
 
 
 def clean_name(value: Any) -> str:
@@ -609,7 +625,9 @@ def create_app(
         account = await _require_account(request)
         name = clean_name(body.get("name"))
         if given_name(name) and name != display_name(account):
-            raise ApiError(400, "reserved_name", "the server gives this name: choose another")
+            raise ApiError(
+                400, "reserved_name", "the game uses this name itself (a guest's, a computer's, a seat's): choose another"
+            )
         if not name_limiter.allow(account.id):
             raise ApiError(429, "rate_limited", "the name changes too often: try again shortly")
         updated = await store.set_name(account.id, name)
