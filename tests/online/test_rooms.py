@@ -173,3 +173,27 @@ def test_a_room_takes_house_rules_of_r2_checked_by_the_core(db_url: str) -> None
         ws = host.socket(f"/ws/tables/{table}")
         state = host.until(ws, lambda m: m["type"] == "state")
         assert state["view"]["settings"]["ask_partner"] is True
+
+
+def test_starting_rooms_counts_against_the_new_table_limits(sqlite_url: str) -> None:
+    """A room's start makes a table: it counts against the account's (and the address's) new
+    tables as ``POST /api/tables`` does, so rooms with computer players started and left in a
+    loop cannot fill the database (docs/protocol.md, limits)."""
+    config = dataclasses.replace(ONLINE_CONFIG, tables_per_minute=2)
+    with online_client(sqlite_url, config) as c, browsers(c, 1) as (host,):
+        host.open_lobby()
+        for k in range(3):
+            host.send(host.lobby, type="room_create", preset="two-player", target="one_hand")  # type: ignore[arg-type]
+            _room(host)
+            host.send(host.lobby, type="room_bot", seat=1, level="normal")  # type: ignore[arg-type]
+            _room(host, lambda r: r["full"])
+            if k == 2:
+                refused = host.lobby_ask(type="room_start")
+                assert refused["type"] == "error" and refused["code"] == "rate_limited"
+                assert host.lobby_ask(type="sync")["room"] is not None  # the room stays
+                break
+            host.send(host.lobby, type="room_start")  # type: ignore[arg-type]
+            table = host.lobby_until("match")["table"]
+            seat = Socket(host.socket(f"/ws/tables/{table}"))
+            seat.until(lambda m: m["type"] == "state")
+            assert seat.ask(type="leave")["change"] == "leave"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -14,7 +15,16 @@ from canasta.bots import make_player
 from canasta.fairness import FairGame, commitment, verify_record
 from canasta.server.table import Table
 
-from .support import Client, client, create_table, new_identity, play_to_the_end, receive, send
+from .support import (
+    TEST_CONFIG,
+    Client,
+    client,
+    create_table,
+    new_identity,
+    play_to_the_end,
+    receive,
+    send,
+)
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
@@ -303,3 +313,15 @@ def test_import_refuses_what_is_no_json_record(sqlite_url: str) -> None:
         # and other endpoints keep theirs
         r = c.post("/api/tables", content=b" " * (20 * 1024), headers=headers)
         assert r.status_code == 413
+
+
+def test_imports_have_a_limit_of_their_own(sqlite_url: str) -> None:
+    """Each import replays a whole record: 30 a minute per address (a page posts one per hand
+    it shows), far below the 600 cheap reads, then 429 ``rate_limited``."""
+    record = _golden()
+    with client(sqlite_url, config=dataclasses.replace(TEST_CONFIG, imports_per_minute_per_address=3)) as c:
+        for _ in range(3):
+            assert c.post("/api/replays/import", json=record).status_code == 200
+        r = c.post("/api/replays/import", json=record)
+        assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
+        assert c.get("/healthz").status_code == 200

@@ -368,6 +368,10 @@ def create_app(
     name_limiter = KeyedLimiter(config.names_per_minute)
     table_limiter = KeyedLimiter(config.tables_per_minute)
     address_table_limiter = KeyedLimiter(config.tables_per_minute_per_address)
+    # a private room's start makes a table too: the same limits as POST /api/tables
+    lobby.may_start = lambda conn: table_limiter.allow(str(conn.account)) and (
+        conn.address is None or address_table_limiter.allow(conn.address)
+    )
     session_limiter = KeyedLimiter(config.sessions_per_minute_per_address)
     sockets_by_address = Counter()
     read_limiter = KeyedLimiter(config.reads_per_minute_per_address)
@@ -790,6 +794,7 @@ def create_app(
             return
         conn = Conn.with_limits(config, account=account.id, owner=True)
         conn.session = session
+        conn.address = client_address(websocket.scope)
         if not await lobby.join(conn, display_name(account)):
             await _too_many_lobby_tabs(websocket)
             return

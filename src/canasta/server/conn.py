@@ -45,6 +45,9 @@ class Conn:
         #: the node it reached; None for the copies a table's owner node keeps of sockets
         #: forwarded to it): see :class:`SessionSockets`
         self.session: str | None = None
+        #: the client's address (a lobby socket on the node it reached: it starts matches,
+        #: counted against the address's new tables); None where unknown
+        self.address: str | None = None
         #: messages to send: a dict, or JSON text already encoded (shared by an audience)
         self.outbox: Mailbox[dict[str, Any] | str | None] = Mailbox(outbox_limit + 1)
         self.inflight = asyncio.Semaphore(inflight_limit)

@@ -154,6 +154,9 @@ class Lobby:
             Callable[[str, list[QueueEntry], int, float, float], Awaitable[list[list[QueueEntry]]]]
             | None
         ) = None
+        #: whether a room's start by this socket may make a table now (the app sets the new
+        #: table limits per account and per address); None: always
+        self.may_start: Callable[[Conn], bool] | None = None
         tables.on_online_change = lambda table: self._mark_live()
 
     # ------------------------------------------------------------------ life
@@ -261,6 +264,8 @@ class Lobby:
                 raise TableError("rate_limited", "too many lobby requests: wait a moment")
             if kind != "sync" and not self.store.writable:
                 raise TableError("storage_unavailable", "the server cannot save right now")
+            if kind == "room_start" and self.may_start is not None and not self.may_start(conn):
+                raise TableError("rate_limited", "too many new matches: try again in a minute")
             async with self.lock:
                 reply = await handler(self, conn.account, msg)
             if reply is not None:

@@ -152,6 +152,10 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
     """The replay endpoints; ``account_of`` finds a request's account from its session cookie."""
     router = APIRouter()
     reads = KeyedLimiter(config.reads_per_minute_per_address)
+    imports = KeyedLimiter(config.imports_per_minute_per_address)
+    # one import replays at a time: its thread holds the interpreter while it runs, and the
+    # event loop that serves every table must not share it with several
+    importing = asyncio.Semaphore(1)
 
     def count(request: Request) -> None:
         if not reads.allow(client_address(request.scope)):
@@ -282,6 +286,8 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
     async def imported(request: Request) -> dict[str, Any]:
         """Replay a record sent by the player (validated by the core; nothing is stored)."""
         count(request)
+        if not imports.allow(client_address(request.scope)):
+            raise ApiError(429, "rate_limited", "too many imported records: try again in a minute")
         content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if content_type != "application/json":
             raise ApiError(415, "unsupported_media_type", "send the record as application/json")
@@ -292,9 +298,10 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
             record = json.loads(body)
         except (ValueError, RecursionError) as e:
             raise ApiError(400, "bad_json", "the file is not valid JSON") from e
-        game = await asyncio.to_thread(_replay_import, record)
-        extra = {"table": None, "match": None, "mode": None, "seats": [], "own_seat": None, "fairness": record.get("fairness")}
-        return await asyncio.to_thread(_build, game, request, extra)
+        async with importing:
+            game = await asyncio.to_thread(_replay_import, record)
+            extra = {"table": None, "match": None, "mode": None, "seats": [], "own_seat": None, "fairness": record.get("fairness")}
+            return await asyncio.to_thread(_build, game, request, extra)
 
     return router
 
