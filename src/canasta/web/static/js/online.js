@@ -1,7 +1,7 @@
 // Online play: the lobby screen (quick match, private rooms, live matches) and the online
 // parts of a table (names, presence, the move timer, auto-play, quick chat). The server
 // decides everything: this module draws what the lobby and table sockets send.
-import { S, savePrefs } from "./store.js";
+import { S, savePrefs, forgetTable } from "./store.js";
 import { t, personName, nameDraft, RATING_KINDS, ratingKindName } from "./i18n.js";
 import { api, Socket } from "./net.js";
 import { button, dialog, closeOverlay } from "./overlays.js";
@@ -651,6 +651,7 @@ export function leaveOverlay(controller) {
   const row = h("div", "dialog-buttons");
   const yes = button(t("online.leave_confirm"), () => {
     controller.send({ type: "leave" });
+    forgetTable(S.tableId);  // the start page no longer offers it as the reader's to continue
     closeOverlay();
     setTimeout(() => controller.leaveTable(), 300);
   }, "danger");

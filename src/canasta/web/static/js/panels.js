@@ -1,5 +1,5 @@
 // Start screen, settings, stats, help and the rules page.
-import { S, savePrefs, lastTable, rememberTable } from "./store.js";
+import { S, savePrefs, lastTable, rememberTable, forgetTable } from "./store.js";
 import { t, raw, language, languages, loadPages, pagesLoaded } from "./i18n.js";
 import { api } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
@@ -234,6 +234,24 @@ export function renderStart(root, ctl) {
   root.append(more);
 }
 
+/** The match this browser remembers playing (an online one the server does not list), as the
+ * server describes it now; null when it is over, gone, or cannot be described. */
+async function rememberedMatch() {
+  const last = lastTable();
+  if (!last) return null;
+  let summary;
+  try { summary = await api("GET", `/api/tables/${encodeURIComponent(last.table)}`); } catch (e) {
+    if (e.code === "table_not_found" || e.code === "http_404") forgetTable(last.table);
+    return null;
+  }
+  const over = !summary || ["match_over", "abandoned"].includes(summary.status) || (summary.match && summary.match.over);
+  if (over) { forgetTable(last.table); return null; }
+  const match = summary.match || {};
+  return { table: last.table, mode: summary.mode || last.mode, status: summary.status, settings: summary.settings, hand_number: match.hand_number, scores: match.scores, team: last.team };
+}
+
+const MODE_WORDS = { computer: "start.mode_computer", local: "start.mode_local", online: "online.title" };
+
 async function fillResume(list, ctl, section) {
   let tables = resumeCache;
   if (!tables) {
@@ -241,23 +259,25 @@ async function fillResume(list, ctl, section) {
       const res = await api("GET", "/api/tables");
       tables = Array.isArray(res) ? res : (res && res.tables) || [];
     } catch { tables = []; }
+    const usable = tables.filter((x) => x && !["match_over", "abandoned"].includes(x.status));
+    if (!usable.length) {
+      const mine = await rememberedMatch();
+      if (mine) usable.push(mine);
+    }
+    tables = usable;
     resumeCache = tables;
     setTimeout(() => { resumeCache = null; }, 1500);
   }
   list.innerHTML = "";
-  const usable = tables.filter((x) => x && (x.status == null || x.status !== "match_over"));
-  if (!usable.length) {
-    const last = lastTable();
-    if (!last) { section.hidden = true; return; }
-    usable.push({ table: last });
-  }
-  section.hidden = false;
-  usable.slice(0, 5).forEach((tb, k) => {
+  // Each offer says what it continues: one that cannot be described is not offered at all.
+  const offers = tables.filter((x) => (x.table || x.id) && MODE_WORDS[x.mode]);
+  section.hidden = !offers.length;
+  offers.slice(0, 5).forEach((tb, k) => {
     const id = tb.table || tb.id;
     const settings = tb.settings || {};
     const parts = [];
     if (settings.preset) parts.push(t(`presets.${settings.preset}`));
-    if (tb.mode) parts.push(t(`start.mode_${tb.mode}`));
+    parts.push(t(MODE_WORDS[tb.mode]));
     if (tb.hand_number) parts.push(t("start.hand_n", { n: tb.hand_number }));
     if (Array.isArray(tb.scores)) parts.push(scoreLine(tb.scores, tb.team));
     const b = h("button", "btn resume-btn" + (k === 0 ? " primary" : ""));
@@ -280,7 +300,8 @@ export function renderSettingsPanel(ctl) {
       ctl.redraw();
     },
   });
-  if (S.table && S.table.mode === "computer" && !S.table.paused && S.sock) {
+  // (only the owner pauses: a spectator's settings leave the table playing)
+  if (S.table && S.table.mode === "computer" && S.table.seat != null && !S.table.paused && S.sock) {
     ctl.send({ type: "pause" });
     pausedBySettings = true;
   }

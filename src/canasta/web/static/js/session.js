@@ -1,6 +1,6 @@
 // The table socket: connecting, requests and the replies that answer them (matched by the
 // request id the server echoes), and each new state as it arrives.
-import { S, rememberTable } from "./store.js";
+import { S, rememberTable, forgetTable } from "./store.js";
 import { t } from "./i18n.js";
 import { TableSocket } from "./net.js";
 import { play } from "./sound.js";
@@ -35,7 +35,6 @@ export async function openTable(id) {
   S.validation = null;
   S.notice = "";
   S.peek = false;
-  rememberTable(id);
   closeOverlay();
   await loadTableParts();
   if (S.tableId !== id || S.sock) return;  // another table was opened meanwhile
@@ -148,7 +147,7 @@ function onError(msg) {
     return;
   }
   if (msg.code === "table_not_found") {
-    rememberTable(null);
+    forgetTable(S.tableId);
     if (S.sock) S.sock.close();
     S.sock = null;
     toast(t("errors.table_not_found"), "bad");
@@ -219,7 +218,7 @@ function onState(patch) {
   const oldVersion = S.msg ? S.msg.version : -1;
   S.msg = msg;
   S.table = msg.table || {};
-  if (["match_over", "abandoned"].includes(S.table.status) && S.table.id === S.tableId) rememberTable(null);
+  if (S.table.id === S.tableId) rememberIfMine(S.table, msg.view);
   noteTableClock(msg);
   const next = S.table.online && S.table.online.next;
   if (next && S.table.id === S.tableId && followRematch !== S.tableId) {
@@ -258,6 +257,19 @@ function onState(patch) {
       play(last.action.type === "discard" ? "discard" : last.action.type === "meld" || last.action.type === "take" ? "meld" : "tick");
     }
   }
+}
+
+/** The start page offers "Continue" only for a match this reader has a seat at and that is
+ * not over: a table watched (``seat`` null), left (online: ``auto[seat]`` is "left") or over is
+ * forgotten. Pass-and-play shows nobody's hand between players: the owner's match stays. */
+function rememberIfMine(tb, v) {
+  const seat = tb.seat;
+  const over = ["match_over", "abandoned"].includes(tb.status) || !!(tb.match && tb.match.over);
+  const left = seat != null && !!tb.online && Array.isArray(tb.online.auto) && tb.online.auto[seat] === "left";
+  if (over || left || (seat == null && tb.mode !== "local")) { forgetTable(tb.id); return; }
+  if (seat == null) return;
+  const team = tb.mode === "local" || !v || !Array.isArray(v.teams) ? null : v.teams[seat];
+  rememberTable({ table: tb.id, mode: tb.mode, team: team == null ? null : team });
 }
 
 /** Keep selection and plan when the same cards are still in hand (e.g. another seat acted). */

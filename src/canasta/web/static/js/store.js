@@ -61,12 +61,34 @@ export function savePrefs() {
   try { localStorage.setItem("canasta.prefs", JSON.stringify(S.prefs)); } catch { /* ignore */ }
 }
 
-export function rememberTable(id) {
+/** Remember the match this browser plays, described for the start page's "Continue"
+ * (``{table, mode, team}``), or forget it (null). Only a seated player's match is remembered.
+ * The id keeps its own key (``canasta.table``); what it is goes beside it. */
+export function rememberTable(entry) {
   try {
-    if (id) localStorage.setItem("canasta.table", id); else localStorage.removeItem("canasta.table");
+    if (entry) {
+      localStorage.setItem("canasta.table", entry.table);
+      localStorage.setItem("canasta.table.about", JSON.stringify({ table: entry.table, mode: entry.mode, team: entry.team }));
+    } else {
+      localStorage.removeItem("canasta.table");
+      localStorage.removeItem("canasta.table.about");
+    }
   } catch { /* ignore */ }
 }
 
+/** Forget the remembered match if it is this table (another table watched leaves it alone). */
+export function forgetTable(id) {
+  const last = lastTable();
+  if (last && last.table === id) rememberTable(null);
+  else if (!last) rememberTable(null);  // an id an older page kept, not described: dropped
+}
+
+/** The remembered match, or null. A bare id an older page kept says neither whose match it
+ * is nor what it is: it is not offered. */
 export function lastTable() {
-  try { return localStorage.getItem("canasta.table"); } catch { return null; }
+  let id = null;
+  try { id = localStorage.getItem("canasta.table"); } catch { return null; }
+  const about = readJson("canasta.table.about", null);
+  const described = about && typeof about === "object" && about.table === id && typeof about.mode === "string";
+  return id && described ? about : null;
 }

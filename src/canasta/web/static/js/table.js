@@ -28,6 +28,12 @@ export function mySeat() {
   return S.table && (S.table.mode === "computer" || S.table.mode === "online") ? 0 : v.turn;
 }
 
+/** The reader only watches: no seat is theirs (an online match they are not seated at, or a
+ * computer table of another browser). Pass-and-play has no seat between players: not watching. */
+export function watching() {
+  return !!S.table && S.table.seat == null && S.table.mode !== "local";
+}
+
 /** A seat's name; ``inHand``: as in this hand (three players: a partner named so, R14). */
 export function seatName(seat, inHand = true) {
   const v = S.view;
@@ -35,6 +41,7 @@ export function seatName(seat, inHand = true) {
   const mode = S.table ? S.table.mode : "computer";
   if (mode === "local") return t("seat.player", { n: seat + 1 });
   if (mode === "online" && S.table.seats) return onlineName(seat);
+  if (watching()) return t("seat.player", { n: seat + 1 });  // nobody here is "You"
   const me = 0;
   if (seat === me) return t("seat.you");
   if (n === 2) return t("seat.computer");
@@ -50,8 +57,8 @@ function otherSeats() {
   const n = S.view.hand_counts.length;
   const me = mySeat();
   const out = [];
-  // a spectator of an online match sees every seat's badge (nobody's hand)
-  const first = isOnline() && S.table.seat == null ? 0 : 1;
+  // a spectator sees every seat's badge (nobody's hand)
+  const first = watching() ? 0 : 1;
   for (let k = first; k < n; k++) out.push((me + k) % n);
   return out;
 }
@@ -60,7 +67,7 @@ export function sideName(side) {
   const v = S.view;
   const seats = v.sides.map((s, i) => (s === side ? i : -1)).filter((i) => i >= 0);
   const mine = v.sides[mySeat()] === side;
-  if (S.table && S.table.mode === "computer") {
+  if (S.table && S.table.mode === "computer" && !watching()) {
     if (mine) return seats.length > 1 ? t("side.us") : t("seat.you");
     return seats.length > 1 ? t("side.them") : seats.map((s) => seatName(s)).join(" & ");
   }
@@ -71,7 +78,7 @@ export function sideName(side) {
 export function teamName(team, inHand = false) {
   const v = S.view;
   const seats = v.teams.map((x, i) => (x === team ? i : -1)).filter((i) => i >= 0);
-  if (S.table && S.table.mode === "computer") {
+  if (S.table && S.table.mode === "computer" && !watching()) {
     const mine = seats.includes(0);
     if (seats.length > 1) return mine ? t("side.us") : t("side.them");
     return seatName(seats[0], inHand);  // (at the end: a match's player, not a hand's partner)
@@ -432,7 +439,7 @@ function centre(actions) {
   c.append(pile);
   // info (a spectator has no side: the freeze and minimum hints speak to a side)
   const info = h("div", "pile-info");
-  if (isOnline() && S.table.seat == null) {
+  if (watching()) {
     if (v.pile.frozen.some(Boolean)) info.append(h("div", "tag ice", `❄ ${t("table.frozen")}`));
     c.append(info);
     return c;
@@ -703,7 +710,9 @@ function btn(id, label, key, onClick, enabled, extra = "") {
 function buttonRow(actions) {
   const v = S.view;
   const row = h("div", "buttons");
-  if (isOnline() && S.table.seat == null) return row;  // a spectator only watches
+  // A spectator only watches: pause, step, undo and suggest are the owner's, and sorting
+  // orders a hand they do not have.
+  if (watching()) return row;
   const mine = myTurn();
   const draw = v.phase === "draw";
   const play = v.phase === "play";
