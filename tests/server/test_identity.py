@@ -48,6 +48,40 @@ def test_a_forged_or_unknown_cookie_is_no_identity(sqlite_url: str) -> None:
             assert r.status_code == 401 and r.json()["error"]["code"] == "no_session"
 
 
+
+def test_a_page_that_keeps_no_cookie_keeps_its_session_in_a_header(sqlite_url: str) -> None:
+    """A browser that keeps no cookie: the page asks with X-Canasta-Cookieless, is given the
+    token in the X-Canasta-Session answer header (only then: a cookie stays HTTP-only), and
+    sends it back in that header and as its sockets' subprotocol beside ``canasta``."""
+    with client(sqlite_url) as c:
+        c.cookies.clear()
+        plain = c.post("/api/session", json={})
+        assert "x-canasta-session" not in plain.headers  # never without being asked
+        c.cookies.clear()
+        r = c.post("/api/session", json={}, headers={"X-Canasta-Cookieless": "1"})
+        token = r.headers["x-canasta-session"]
+        account = r.json()["account"]
+        c.cookies.clear()  # the browser kept none
+        assert c.get("/api/account").status_code == 401
+        held = {"X-Canasta-Session": token, "X-Canasta-Cookieless": "1"}
+        assert c.get("/api/account", headers=held).json()["account"]["id"] == account["id"]
+        again = c.post("/api/session", json={}, headers=held)
+        assert again.json()["created"] is False and again.json()["account"] == account
+        r = c.post("/api/tables", json={"mode": "computer", "players": 2}, headers=held)
+        assert r.status_code == 200, r.text
+        table = r.json()["table"]
+        c.cookies.clear()
+        with c.websocket_connect(f"/ws/tables/{table}", subprotocols=["canasta", f"canasta.session.{token}"]) as ws:
+            assert ws.accepted_subprotocol == "canasta"
+            msg = receive(ws)
+            assert msg["table"]["seat"] == 0 and msg["view"]["hand"] is not None  # its owner
+        with c.websocket_connect(f"/ws/tables/{table}", subprotocols=["canasta", "canasta.session." + "x" * 43]) as ws:
+            assert receive(ws)["table"]["seat"] is None  # a made-up token is nobody
+        with c.websocket_connect("/ws/lobby", subprotocols=["canasta", f"canasta.session.{token}"]) as ws:
+            assert receive(ws)["type"] == "lobby"
+        for forged in ("x" * 43, "not a token"):
+            assert c.get("/api/account", headers={"X-Canasta-Session": forged}).status_code == 401
+
 def test_an_id_in_the_url_grants_nothing(sqlite_url: str) -> None:
     with client(sqlite_url) as c:
         owner = c.account

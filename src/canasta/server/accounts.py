@@ -605,7 +605,14 @@ def install(
         if sessions_ended is not None:
             await sessions_ended(account_id, keep=keep, only=only)
 
-    from .app import SESSION_COOKIE, ApiError, _json_body, display_name, set_session_cookie
+    from .app import (
+        SESSION_COOKIE,
+        ApiError,
+        _json_body,
+        display_name,
+        session_token,
+        set_session_cookie,
+    )
 
     smtp = SmtpServer.from_url(config.smtp_url) if config.smtp_url else None
     per_address = Limiter(config.auth_per_minute_per_address, 60)
@@ -686,7 +693,7 @@ def install(
         """This browser now holds ``account_id``: its previous session ends, and when that
         was another account, its unfinished offline tables go with the browser and a guest's
         statistics are added to the account (once): what was added, if anything."""
-        old_token = request.cookies.get(SESSION_COOKIE)
+        old_token = session_token(request)
         old = None
         if old_token:
             old = await store.session_account(old_token) if len(old_token) <= 100 else None
@@ -846,7 +853,7 @@ def install(
     async def logout(request: Request, response: Response) -> dict[str, Any]:
         """End this browser's session (the page then starts a guest one)."""
         await _json_body(request)
-        token = request.cookies.get(SESSION_COOKIE)
+        token = session_token(request)
         if token:
             account = await store.session_account(token) if len(token) <= 100 else None
             async with store.sessions() as s, s.begin():
@@ -885,7 +892,7 @@ def install(
             )
             await void_links(s, account.id)
         # a changed password ends the other devices' sessions (and, above, every link)
-        keep = request.cookies.get(SESSION_COOKIE)
+        keep = session_token(request)
         revoked = await revoke_sessions(store, account.id, keep=keep)
         await ended(account.id, keep=keep)
         return {"account": await account_json(account), "revoked": revoked}

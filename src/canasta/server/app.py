@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import HTTPConnection
 from starlette.staticfiles import NotModifiedResponse
 
 from ..cards import IS_WILD, MELD_TOKENS, NUM_CODES, card_str
@@ -98,10 +99,40 @@ class ClientFiles(StaticFiles):
         return response
 SESSION_COOKIE = "canasta_session"
 SESSION_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes at 400 days
+#: a page whose browser keeps no cookie (cookies blocked; a Secure cookie over plain http)
+#: keeps its session in memory: it says so with this request header, is given the token in
+#: the answer header of that name, and sends it back in it (and, on a websocket, as the
+#: subprotocol ``canasta.session.<token>`` beside ``canasta``: a browser sets no other header
+#: there, and the URL would put it in logs)
+COOKIELESS_HEADER = "x-canasta-cookieless"
+SESSION_HEADER = "x-canasta-session"
+SOCKET_PROTOCOL = "canasta"
+_SESSION_PROTOCOL = "canasta.session."
+
+
+def session_token(conn: HTTPConnection) -> str | None:
+    """The session token a request or websocket carries: its cookie, else the page's header
+    or subprotocol (:data:`SESSION_HEADER`)."""
+    token = conn.cookies.get(SESSION_COOKIE) or conn.headers.get(SESSION_HEADER)
+    if token:
+        return token
+    if conn.scope["type"] == "websocket":
+        for offered in conn.scope.get("subprotocols", ()):
+            if offered.startswith(_SESSION_PROTOCOL):
+                return offered[len(_SESSION_PROTOCOL) :]
+    return None
+
+
+async def accept_socket(websocket: WebSocket) -> None:
+    """Accept a websocket, answering the page's subprotocol when it offers one (a browser
+    closes a socket whose offered protocols are all refused)."""
+    offered = websocket.scope.get("subprotocols", ())
+    await websocket.accept(subprotocol=SOCKET_PROTOCOL if SOCKET_PROTOCOL in offered else None)
 
 
 def set_session_cookie(request: Request, response: Response, token: str, config: ServerConfig) -> None:
-    """The session cookie: HTTP-only, same-site, secure over HTTPS (or when configured)."""
+    """The session cookie: HTTP-only, same-site, secure over HTTPS (or when configured); and
+    the token in :data:`SESSION_HEADER` for a page that keeps no cookie."""
     response.set_cookie(
         SESSION_COOKIE,
         token,
@@ -111,6 +142,8 @@ def set_session_cookie(request: Request, response: Response, token: str, config:
         secure=config.secure_cookies or request.url.scheme == "https",
         path="/",
     )
+    if request.headers.get(COOKIELESS_HEADER) == "1":
+        response.headers[SESSION_HEADER] = token
 
 _TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: the ids the previous release's client made: crypto.randomUUID(), or its fallback
@@ -479,7 +512,7 @@ def create_app(
         return await store.session_account(token)
 
     async def _require_account(request: Request) -> AccountRow:
-        account = await _account(request.cookies.get(SESSION_COOKIE))
+        account = await _account(session_token(request))
         if account is None:
             raise ApiError(401, "no_session", "no session: POST /api/session first")
         return account
@@ -498,7 +531,7 @@ def create_app(
             not isinstance(legacy, str) or not _LEGACY_PROFILE.fullmatch(legacy)
         ):
             raise ApiError(400, "bad_profile", "legacy_profile is an id of at most 80 characters")
-        account = await _account(request.cookies.get(SESSION_COOKIE))
+        account = await _account(session_token(request))
         created = False
         if account is None:
             if not session_limiter.allow(client_address(request.scope)):
@@ -684,9 +717,9 @@ def create_app(
         await _counted(websocket, _serve_socket(websocket, table_id))
 
     async def _serve_socket(websocket: WebSocket, table_id: str) -> None:
-        await websocket.accept()
+        await accept_socket(websocket)
         try:
-            account = await _account(websocket.cookies.get(SESSION_COOKIE))
+            account = await _account(session_token(websocket))
             found = (
                 await tables.locate(table_id, account.id if account is not None else None)
                 if _TABLE_ID.fullmatch(table_id)
@@ -708,7 +741,7 @@ def create_app(
             await websocket.close(code=4404)
             return
         account_id = account.id if account is not None else None
-        cookie = websocket.cookies.get(SESSION_COOKIE)
+        cookie = session_token(websocket)
         session = token_hash(cookie) if account is not None and cookie else None
         history_delta = websocket.query_params.get("history") == "delta"
         state_patch = websocket.query_params.get("state") == "patch"
@@ -761,9 +794,9 @@ def create_app(
         await websocket.close(code=CLOSE_TRY_AGAIN)
 
     async def _serve_lobby(websocket: WebSocket) -> None:
-        await websocket.accept()
+        await accept_socket(websocket)
         try:
-            account = await _account(websocket.cookies.get(SESSION_COOKIE))
+            account = await _account(session_token(websocket))
         except (SQLAlchemyError, OSError):
             await websocket.send_text(json.dumps(error_message("storage_unavailable", _STORAGE_DOWN)))
             await websocket.close(code=CLOSE_TRY_AGAIN)
@@ -774,7 +807,7 @@ def create_app(
             )
             await websocket.close(code=4401)
             return
-        cookie = websocket.cookies.get(SESSION_COOKIE)
+        cookie = session_token(websocket)
         session = token_hash(str(cookie))
         if not lobby.has_room_for(account.id):  # counted again as it joins (Lobby.join)
             await _too_many_lobby_tabs(websocket)
@@ -813,7 +846,7 @@ def create_app(
 
     from .replays import replay_router  # here: it imports ApiError from this module
 
-    app.include_router(replay_router(store, tables, config, lambda r: _account(r.cookies.get(SESSION_COOKIE))))
+    app.include_router(replay_router(store, tables, config, lambda r: _account(session_token(r))))
     from .accounts import install as install_accounts  # registration, ratings, coins, reports
 
     install_accounts(

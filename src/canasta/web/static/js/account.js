@@ -3,7 +3,7 @@
 // (data-back, data-theme), kept in localStorage too, so every table shows them, offline too.
 import { S } from "./store.js";
 import { t, language, personName, nameDraft, RATING_KINDS, ratingKindName } from "./i18n.js";
-import { api, onSessionLost } from "./net.js";
+import { api, onSessionLost, keepSessionInPage, sessionInPage } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { h } from "./dom.js";
 
@@ -90,8 +90,9 @@ async function newGuest() {
 let checking = null;  // that in flight: every request and socket that saw the end waits for it
 let changing = 0;     // the page's own session changes in flight (log in, log out, ...)
 // A browser that keeps no cookie (cookies blocked, a Secure cookie over plain http) is given a
-// session by every ask and answers 401 again at once: once that is seen the page stops asking
-// for this load (it plays on, unable to keep an account). Asks are at least ASK_EVERY_MS apart
+// session by every ask and answers 401 again at once: once that is seen the page keeps its
+// session itself (net.js keepSessionInPage) and asks once more. Should even that fail, the page
+// stops asking for this load (it plays on as it can). Asks are at least ASK_EVERY_MS apart
 // in any case, so nothing on the page can make a stream of guests.
 let cookieless = false;
 let lastAsked = -Infinity;
@@ -117,14 +118,19 @@ export function sessionEnded() {
   return checking;
 }
 
-async function sessionAgain() {
-  const before = S.account && S.account.id;
+async function sessionAgain(before = S.account && S.account.id) {
   // the cookie's session if another tab of this browser made one meanwhile, else a new guest
   const res = await api("POST", "/api/session", {});
   S.account = res.account;
   try { await loadAccount(); } catch (e) {
-    // the session just given did not stick (no cookie kept): the panel shows that guest, and
-    // nothing is said or drawn again (the page would only be told the same once more)
+    if (e.code === "no_session" && !sessionInPage()) {
+      // the session just given did not stick (no cookie kept): from now on the page keeps
+      // its session itself, and asks once more for one it is given the token of
+      keepSessionInPage();
+      return sessionAgain(null);  // no news: the page never held a session it could keep
+    }
+    // even so no session: the panel shows that guest, and nothing is said or drawn again
+    // (the page would only be told the same once more)
     if (e.code === "no_session") cookieless = true;
     info = { ...(info || {}), account: { email: null, pending_email: null, coins: 0, cosmetics: {}, ...res.account } };
     return;

@@ -10,13 +10,33 @@ function lost() {
   return Promise.resolve().then(sessionLost).catch(() => {});
 }
 
+// A browser that keeps no cookie (cookies blocked, a Secure cookie over plain http) keeps its
+// session in this page instead: it asks for it with X-Canasta-Cookieless, is given the token in
+// the X-Canasta-Session answer header and sends it back in that header, and on its sockets as
+// a subprotocol (docs/protocol.md). Only in memory: the next load starts a new guest.
+let inPage = typeof navigator !== "undefined" && navigator.cookieEnabled === false;
+let pageToken = null;
+
+/** Keep the session in the page from now on (the browser kept no cookie). */
+export function keepSessionInPage() { inPage = true; }
+
+/** Whether the page keeps its session itself. */
+export function sessionInPage() { return inPage; }
+
 export async function api(method, path, body) {
+  const headers = body ? { "Content-Type": "application/json" } : {};
+  if (inPage) {
+    headers["X-Canasta-Cookieless"] = "1";
+    if (pageToken) headers["X-Canasta-Session"] = pageToken;
+  }
   const res = await fetch(path, {
     method,
-    headers: body ? { "Content-Type": "application/json" } : {},
+    headers,
     // a string is sent as it is (an exported record read from a file), anything else as JSON
     body: body ? (typeof body === "string" ? body : JSON.stringify(body)) : undefined,
   });
+  const given = inPage && res.headers.get("X-Canasta-Session");
+  if (given) pageToken = given;
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok) {
@@ -53,9 +73,10 @@ export class Socket {
 
   open() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    // the session cookie identifies this browser; nothing about it goes in the URL
+    // the session cookie identifies this browser (or the page's token, as a subprotocol);
+    // nothing about it goes in the URL
     const url = `${proto}://${location.host}${this.path}`;
-    const ws = new WebSocket(url);
+    const ws = pageToken ? new WebSocket(url, ["canasta", `canasta.session.${pageToken}`]) : new WebSocket(url);
     this.ws = ws;
     this.openedAt = null;
     ws.onopen = () => {
