@@ -111,3 +111,16 @@ def test_unknown_paths_answer_in_the_error_format(sqlite_url: str) -> None:
         r = c.put("/api/stats")
         assert r.status_code == 405 and r.json()["error"]["code"] == "method_not_allowed"
         assert c.get("/static/js/none.js").status_code == 404
+
+
+def test_a_json_body_holds_only_finite_numbers(sqlite_url: str) -> None:
+    """NaN, the infinities and a number past the largest (1e999) are refused with
+    ``bad_request``, as the sockets refuse them, not read as a float nothing can store."""
+    with client(sqlite_url) as c:
+        headers = {"content-type": "application/json"}
+        for body in (b'{"players": NaN}', b'{"players": Infinity}', b'{"rules": {"target": 1e999}}',
+                     b'{"name": -Infinity}'):
+            r = c.post("/api/tables", content=body, headers=headers)
+            assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request", body
+        r = c.post("/api/tables", content=b'{"mode": "computer", "players": 2.0e0}', headers=headers)
+        assert r.status_code == 400 and r.json()["error"]["code"] != "bad_request"  # a float is JSON

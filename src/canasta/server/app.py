@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import re
 import unicodedata
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -183,13 +184,26 @@ def _clean_text(value: Any) -> None:
             stack.extend(v)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is past the largest number")
+    return value
+
+
 async def _json_body(request: Request) -> dict[str, Any]:
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if content_type != "application/json":
         raise ApiError(415, "unsupported_media_type", "send the body as application/json")
     raw = await request.body()
     try:
-        body = json.loads(raw)
+        # NaN, the infinities and numbers past them (1e999) are refused, as on the sockets,
+        # not taken in to fail somewhere later
+        body = json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
     except (ValueError, RecursionError, UnicodeDecodeError) as e:
         raise ApiError(400, "bad_request", "the body must be a JSON object") from e
     if not isinstance(body, dict):
