@@ -129,6 +129,9 @@ def test_r15_pass_and_play_never_undoes_a_discard(sqlite_url: str) -> None:
             assert receive(ws)["code"] == "hidden_until_reveal"
             send(ws, type="reveal", seat=1 - seat)
             assert receive(ws)["code"] == "wrong_seat"
+            for odd in (float(seat), bool(seat), str(seat)):  # the seat's number, but not an integer
+                send(ws, type="reveal", seat=odd)
+                assert receive(ws)["code"] == "bad_message"
             send(ws, type="reveal", seat=seat)
             shown = receive(ws)
             assert shown["view"]["seat"] == seat and shown["view"]["hand"] is not None

@@ -124,3 +124,14 @@ def test_a_json_body_holds_only_finite_numbers(sqlite_url: str) -> None:
             assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request", body
         r = c.post("/api/tables", content=b'{"mode": "computer", "players": 2.0e0}', headers=headers)
         assert r.status_code == 400 and r.json()["error"]["code"] != "bad_request"  # a float is JSON
+
+
+def test_rules_are_an_object_or_nothing(sqlite_url: str) -> None:
+    """``rules`` absent or null: the preset's; anything but an object (``[]``, ``0``, ``false``,
+    ``""``) is refused, not read as no rules."""
+    with client(sqlite_url) as c:
+        for rules in ([], 0, False, ""):
+            r = c.post("/api/tables", json={"mode": "computer", "players": 2, "rules": rules})
+            assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request", rules
+        for body in ({"mode": "computer", "players": 2}, {"mode": "computer", "players": 2, "rules": None}):
+            assert c.post("/api/tables", json=body).status_code == 200

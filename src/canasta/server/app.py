@@ -234,7 +234,9 @@ def _settings_for(body: dict[str, Any]) -> tuple[str, Settings, str]:
     preset = body.get("preset")
     if preset is None:
         preset = {2: "two-player", 3: "three-player"}.get(players or 4, "classic")
-    rules = body.get("rules") or {}
+    rules = body.get("rules")
+    if rules is None:
+        rules = {}
     if not isinstance(preset, str) or not isinstance(rules, dict):
         raise ApiError(400, "bad_request", "preset is a name and rules an object")
     try:

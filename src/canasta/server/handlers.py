@@ -200,6 +200,8 @@ class Handlers:
         if self.mode != "local":
             raise TableError("wrong_mode", "reveal is only for pass-and-play tables")
         seat = msg.get("seat")
+        if type(seat) is not int:  # not 0.0 nor true: the log keeps what is said here
+            raise TableError("bad_message", "seat is an integer")
         if self.handoff is None:
             raise TableError("nothing_to_reveal", "no handoff is pending")
         if seat != self.handoff:
