@@ -297,6 +297,39 @@ def test_no_rematch_while_a_player_plays_another_match(db_url: str) -> None:
         assert online_of(seats[0].state)["next"] is None
 
 
+def test_a_rematch_takes_its_players_out_of_the_queue_and_rooms(db_url: str) -> None:
+    """Who asked for a rematch and then waits in the quick-match queue plays the rematch when
+    it starts: the queue lets them go instead of seating them at a second match, and a room
+    they sit in cannot start while they play (``player_in_match``)."""
+    with online_client(db_url, LONG) as c, browsers(c, 4) as (a, b, d, e):
+        table = _room_match([a, b], "two-player", "one_hand", bots=[])
+        seats = seated([a, b], table)
+        play_hand(seats, [], random.Random(8))
+        assert seats[1].ask(type="rematch")["change"] == "rematch"
+        b.open_lobby()
+        b.send(b.lobby, type="queue_join", preset="two-player", target=2500)  # type: ignore[arg-type]
+        b.lobby_until("queued")
+        rematch = online_of(seats[0].ask(type="rematch"))["next"]
+        assert rematch is not None and _live(c, rematch).status == "playing"
+        d.open_lobby()
+        d.send(d.lobby, type="queue_join", preset="two-player", target=2500)  # type: ignore[arg-type]
+        left = b.lobby_until("queued", lambda m: m["mine"] is None)  # let go at the pairing
+        assert left["mine"] is None
+        assert d.lobby_ask(type="sync")["mine"] is not None  # still waiting, for someone free
+        playing = [t for t in c.app.state.tables.online_summaries()
+                   if t["status"] == "playing" and b.account["id"] in t["accounts"]]
+        assert [t["table"] for t in playing] == [rematch]
+        # a room with a player who is in a match does not start
+        e.open_lobby()
+        e.send(e.lobby, type="room_create", preset="two-player", target="one_hand")  # type: ignore[arg-type]
+        code = e.lobby_until("room")["room"]["code"]
+        # as if b had joined this room before the rematch began (joining now is refused: in_match)
+        assert e.lobby_ask(type="sync")["room"]["code"] == code
+        c.app.state.lobby.rooms[code].seats[1] = {"account": b.account["id"], "name": "Player 2"}
+        refused = e.lobby_ask(type="room_start")
+        assert refused["type"] == "error" and refused["code"] == "player_in_match"
+
+
 @pytest.mark.parametrize(
     ("raw", "clean"),
     [
@@ -307,6 +340,9 @@ def test_no_rematch_while_a_player_plays_another_match(db_url: str) -> None:
         ("x" * 20, "x" * 20),
         ("Yourself", "Yourself"),  # only the page's very words are reserved
         ("Partners in crime", "Partners in crime"),
+        ("Анна", "Анна"),  # other scripts' own names stay free
+        ("Μαρία", "Μαρία"),
+        ("山口", "山口"),
     ],
 )
 def test_names_are_cleaned(sqlite_url: str, raw: str, clean: str) -> None:
@@ -332,7 +368,10 @@ def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
      "コンピューター（上級）", "退会したプレイヤー", DELETED_NAME,
      # the page's own words for seats, and look-alike letters of other scripts
      "You", "YOU", "あなた", "Partner", "Left opponent", "右の相手", "Computer",
-     "Our side", "相手チーム", "\u0421omputer 1", "G\u03c5est {n}", "\u0443\u043eu"],
+     "Our side", "相手チーム", "\u0421omputer 1", "G\u03c5est {n}", "\u0443\u043eu",
+     # capitals (Greek Υ, Ν, Μ, Η and Cyrillic Н), and kanji that look like katakana
+     "\u03a5OU", "Left oppo\u039dent", "CO\u039cPUTER 1", "T\u041dEIR SIDE", "T\u0397EIR SIDE",
+     "コンピュ\u4e00タ\u4e001", "ゲス\u535c{n}"],
 )
 def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> None:
     """A person may not pass for a guest, a computer seat or a deleted account: the page shows

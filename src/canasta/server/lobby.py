@@ -157,6 +157,7 @@ class Lobby:
         #: whether a room's start by this socket may make a table now (the app sets the new
         #: table limits per account and per address); None: always
         self.may_start: Callable[[Conn], bool] | None = None
+        self._conn: Conn | None = None
         tables.on_online_change = lambda table: self._mark_live()
 
     # ------------------------------------------------------------------ life
@@ -264,10 +265,12 @@ class Lobby:
                 raise TableError("rate_limited", "too many lobby requests: wait a moment")
             if kind != "sync" and not self.store.writable:
                 raise TableError("storage_unavailable", "the server cannot save right now")
-            if kind == "room_start" and self.may_start is not None and not self.may_start(conn):
-                raise TableError("rate_limited", "too many new matches: try again in a minute")
             async with self.lock:
-                reply = await handler(self, conn.account, msg)
+                self._conn = conn  # the socket whose message this is (its address: _room_start)
+                try:
+                    reply = await handler(self, conn.account, msg)
+                finally:
+                    self._conn = None
             if reply is not None:
                 if request is not None:
                     reply["request"] = request
@@ -392,6 +395,14 @@ class Lobby:
         else:
             groups = [waiting[i : i + n] for i in range(0, len(waiting) - n + 1, n)]
         for group in groups:
+            # one who waited and meanwhile began another match (a rematch) plays that one: out
+            # of the queue, and this group waits for the next pairing
+            busy = [e.account for e in group if self._current_match(e.account) is not None]
+            if busy:
+                await self._drop_entries(busy)
+                for account in busy:
+                    self._send(account, {"type": "queued", "mine": None})
+                continue
             random.SystemRandom().shuffle(group)  # seats and partnerships at random
             players: list[tuple[str, str] | None] = [(e.account, e.name) for e in group]
             table = await self.tables.create_online(settings, players, public=True)
@@ -574,6 +585,12 @@ class Lobby:
             else:
                 players.append((s["account"], s["name"]))
                 levels.append(None)
+        if any(p is not None and self._current_match(p[0]) is not None for p in players):
+            raise TableError(
+                "player_in_match", "a player in this room is playing another match: start it once they are free"
+            )
+        if self.may_start is not None and (conn := self._conn) is not None and not self.may_start(conn):
+            raise TableError("rate_limited", "too many new matches: try again in a minute")
         table = await self.tables.create_online(
             settings, players, public=False, room=room.code, levels=levels
         )
