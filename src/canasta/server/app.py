@@ -323,20 +323,26 @@ PAGE_NAME = re.compile(
     r"(?:you|partner|computer|(?:left|right) ?(?:opponent|partner)|(?:our|their) ?side"
     r"|あなた|パートナー|コンピューター?|[左右]の(?:相手|パートナー)|味方チーム|相手チーム)"
 )
-#: letters of other scripts that look like the Latin ones of those names (Cyrillic and Greek,
-#: after NFKC and casefolding): "Сomputer 1" with a Cyrillic С is refused as "Computer 1" is
+#: letters of other scripts that look like the Latin ones of those names (Cyrillic and Greek)
+#: and like their katakana (kanji and hiragana): "Сomputer 1" with a Cyrillic С is refused as
+#: "Computer 1" is. Capitals are read first (casefolding would make Greek Υ a υ, which looks
+#: like u, not Y), then the small letters.
+_LOOKALIKE_CAPITALS = str.maketrans(
+    "ΑΒΕΗΙΚΜΝΟΡΤΥΧΖАВЕКМНОРСТХУЅІЈ",
+    "ABEHIKMNOPTYXZABEKMHOPCTXYSIJ",
+)
 _LOOKALIKES = str.maketrans(
-    "аbсdеһіјкӏмnорԛѕтиuvԝхуzαβεηικνορτυχ",
-    "abcdehijklmnopqstuuvwxyzabenikvoptux",
+    "аbсdеһіјкӏмnорԛѕтиuvԝхуzαβεηικνορτυχ一卜夕口工力二へぺべ",
+    "abcdehijklmnopqstuuvwxyzabenikvoptuxートタロエカニヘペベ",
 )
 
 
 def given_name(name: str) -> bool:
     """Whether ``name`` (cleaned) reads as one of the names the server gives (:data:`GIVEN_NAME`)
     or the page's words for seats (:data:`PAGE_NAME`), other scripts' look-alike letters read
-    as the Latin ones."""
+    as the ones they look like."""
     folded = name.casefold()
-    looks = folded.translate(_LOOKALIKES)
+    looks = name.translate(_LOOKALIKE_CAPITALS).casefold().translate(_LOOKALIKES)
     return any(p.fullmatch(text) is not None for p in (GIVEN_NAME, PAGE_NAME) for text in {folded, looks})
 
 
@@ -481,7 +487,7 @@ def create_app(
     app.state.config = config
     app.add_middleware(SecurityMiddleware, config=config, max_body=MAX_BODY_BYTES)
     # outermost: compresses what the app and the checks answer (no answer body holds a secret:
-    # the session token travels only in its cookie header)
+    # the session token travels only in headers, its cookie's or X-Canasta-Session)
     app.add_middleware(GZipMiddleware, minimum_size=512, compresslevel=6)
 
     def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -839,6 +845,7 @@ def create_app(
             await forwarding.forward(
                 websocket, "lobby", leader, account=account.id, name=display_name(account),
                 session=session, registered=lambda c: still_live(c, cookie),
+                address=client_address(websocket.scope),
             )
             return
         conn = Conn.with_limits(config, account=account.id, owner=True)

@@ -125,6 +125,8 @@ class Forwarding:
                 if account is None:
                     return
                 rc = self._remote_conn(node, conn_id, account, True)
+                address = message.get("address")
+                rc.address = address if isinstance(address, str) and len(address) <= 64 else None
                 if not await self.lobby.join(rc, str(message.get("name") or "Guest")):
                     rc.send(error_message("too_many_sockets", "too many lobby tabs are open"))
                     rc.close(CLOSE_TRY_AGAIN, "too many lobby tabs are open")
@@ -353,11 +355,13 @@ class Forwarding:
         state_patch: bool = False,
         session: str | None = None,
         registered: Callable[[Conn], Awaitable[None]] | None = None,
+        address: str | None = None,
     ) -> None:
         """Serve an accepted browser socket whose table (or the lobby) another node owns
         (``history_delta``, ``state_patch``: the browser keeps the hand's history, the last
         state; see :class:`Conn`; ``session``: the hash of the session it was opened with;
-        ``registered``: called once the socket is registered under it)."""
+        ``registered``: called once the socket is registered under it; ``address``: the
+        client's, which the owner's copy counts new tables against)."""
         conn_id = secrets.token_hex(8)
         conn = Conn.with_limits(self.config, account=account, owner=False)
         conn.session = session
@@ -369,7 +373,7 @@ class Forwarding:
         base = {"node": self.cluster.node, "conn": conn_id}
         try:
             join = {
-                "op": "join", "account": account, "name": name,
+                "op": "join", "account": account, "name": name, "address": address,
                 "history": "delta" if history_delta else None, "state": "patch" if state_patch else None,
             }
             await self.cluster.publish(channel, {**base, **join})
