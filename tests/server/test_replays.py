@@ -316,12 +316,18 @@ def test_import_refuses_what_is_no_json_record(sqlite_url: str) -> None:
 
 
 def test_imports_have_a_limit_of_their_own(sqlite_url: str) -> None:
-    """Each import replays a whole record: 30 a minute per address (a page posts one per hand
-    it shows), far below the 600 cheap reads, then 429 ``rate_limited``."""
-    record = _golden()
+    """Each new record replays whole: 30 a minute per address, far below the 600 cheap reads,
+    then 429 ``rate_limited``. Views of a record replayed lately (another hand, seat or reveal:
+    the page posts it again for each) neither replay it nor count."""
+    text = json.dumps(_golden())
+    headers = {"content-type": "application/json"}
     with client(sqlite_url, config=dataclasses.replace(TEST_CONFIG, imports_per_minute_per_address=3)) as c:
-        for _ in range(3):
-            assert c.post("/api/replays/import", json=record).status_code == 200
-        r = c.post("/api/replays/import", json=record)
+        for k in range(3):  # three records (the same match, written three ways)
+            r = c.post("/api/replays/import", content=text + " " * k, headers=headers)
+            assert r.status_code == 200, r.text
+        for hand in (1, 2, 1, 3, 2):  # views of them
+            r = c.post("/api/replays/import", params={"hand": hand, "seat": 1}, content=text, headers=headers)
+            assert r.status_code == 200 and r.json()["hand"] == hand
+        r = c.post("/api/replays/import", content=text + " " * 3, headers=headers)
         assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
         assert c.get("/healthz").status_code == 200

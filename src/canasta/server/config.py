@@ -37,8 +37,8 @@ class ServerConfig:
     secure_cookies: bool = False
     #: ``/healthz`` and ``GET /api/tables/{id}`` per client address per minute
     reads_per_minute_per_address: int = 600
-    #: ``POST /api/replays/import`` per client address per minute (each one replays a whole
-    #: record, up to 20,000 actions: the page posts it once per hand it shows)
+    #: new records ``POST /api/replays/import`` replays per client address per minute (each one
+    #: a whole record, up to 20,000 actions; views of a record replayed lately do not count)
     imports_per_minute_per_address: int = 30
     #: ``suggest`` per socket: per second, and in one burst (each one is a search)
     suggest_rate: float = 1.0

@@ -17,8 +17,10 @@ seat's view, plus every hand when asked. Records leave the server through
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -148,6 +150,12 @@ def _replay_import(record: Any) -> Game:
     return game
 
 
+#: how long an import waits for the one before it (then 503 ``try_again``), and how many
+#: replayed records are kept for the views that follow
+IMPORT_WAIT_SECONDS = 5.0
+REPLAYED_KEPT = 16
+
+
 def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of: AccountOf) -> APIRouter:
     """The replay endpoints; ``account_of`` finds a request's account from its session cookie."""
     router = APIRouter()
@@ -156,6 +164,9 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
     # one import replays at a time: its thread holds the interpreter while it runs, and the
     # event loop that serves every table must not share it with several
     importing = asyncio.Semaphore(1)
+    # the records replayed last, by their text's SHA-256: the page posts a record again for
+    # each hand, seat or reveal it shows, and those views neither replay it nor count
+    replayed: OrderedDict[str, Game] = OrderedDict()
 
     def count(request: Request) -> None:
         if not reads.allow(client_address(request.scope)):
@@ -286,8 +297,6 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
     async def imported(request: Request) -> dict[str, Any]:
         """Replay a record sent by the player (validated by the core; nothing is stored)."""
         count(request)
-        if not imports.allow(client_address(request.scope)):
-            raise ApiError(429, "rate_limited", "too many imported records: try again in a minute")
         content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if content_type != "application/json":
             raise ApiError(415, "unsupported_media_type", "send the record as application/json")
@@ -298,10 +307,26 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
             record = json.loads(body)
         except (ValueError, RecursionError) as e:
             raise ApiError(400, "bad_json", "the file is not valid JSON") from e
-        async with importing:
-            game = await asyncio.to_thread(_replay_import, record)
-            extra = {"table": None, "match": None, "mode": None, "seats": [], "own_seat": None, "fairness": record.get("fairness")}
-            return await asyncio.to_thread(_build, game, request, extra)
+        digest = hashlib.sha256(body).hexdigest()
+        game = replayed.get(digest)
+        if game is None:
+            if not imports.allow(client_address(request.scope)):
+                raise ApiError(429, "rate_limited", "too many imported records: try again in a minute")
+            try:
+                await asyncio.wait_for(importing.acquire(), timeout=IMPORT_WAIT_SECONDS)
+            except TimeoutError:
+                raise ApiError(503, "try_again", "the server is replaying other records: try again") from None
+            try:
+                game = await asyncio.to_thread(_replay_import, record)
+            finally:
+                importing.release()
+            replayed[digest] = game
+            while len(replayed) > REPLAYED_KEPT:
+                replayed.popitem(last=False)
+        else:
+            replayed.move_to_end(digest)
+        extra = {"table": None, "match": None, "mode": None, "seats": [], "own_seat": None, "fairness": record.get("fairness")}
+        return await asyncio.to_thread(_build, game, request, extra)
 
     return router
 
