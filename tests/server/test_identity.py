@@ -81,6 +81,11 @@ def test_a_page_that_keeps_no_cookie_keeps_its_session_in_a_header(sqlite_url: s
             assert receive(ws)["type"] == "lobby"
         for forged in ("x" * 43, "not a token"):
             assert c.get("/api/account", headers={"X-Canasta-Session": forged}).status_code == 401
+        # a request carrying a cookie and a header: the cookie's session
+        c.cookies.clear()
+        other = c.post("/api/session", json={}).json()["account"]
+        assert other["id"] != account["id"]
+        assert c.get("/api/account", headers=held).json()["account"]["id"] == other["id"]
 
 def test_an_id_in_the_url_grants_nothing(sqlite_url: str) -> None:
     with client(sqlite_url) as c:

@@ -3,7 +3,7 @@
 // (data-back, data-theme), kept in localStorage too, so every table shows them, offline too.
 import { S } from "./store.js";
 import { t, language, personName, nameDraft, RATING_KINDS, ratingKindName } from "./i18n.js";
-import { api, onSessionLost, keepSessionInPage, sessionInPage } from "./net.js";
+import { api, onSessionLost, keepSessionInPage, sessionInPage, takeFreshSession } from "./net.js";
 import { dialog, closeOverlay, button } from "./overlays.js";
 import { h } from "./dom.js";
 
@@ -61,6 +61,7 @@ applyCosmetics(cachedCosmetics());  // before the server answers (or when it can
 
 async function loadAccount() {
   info = await api("GET", "/api/account");
+  takeFreshSession();  // the session worked: a later no_session means it ended
   S.account = { ...(S.account || {}), ...info.account };
   applyCosmetics(info.account.cosmetics);
   const badge = document.getElementById("btn-account");
@@ -119,6 +120,9 @@ export function sessionEnded() {
 }
 
 async function sessionAgain(before = S.account && S.account.id) {
+  // the session this load was just given did not even reach its first request: no cookie
+  // was kept, so the page keeps the next one itself (one guest fewer than asking first)
+  if (!sessionInPage() && takeFreshSession()) { keepSessionInPage(); before = null; }
   // the cookie's session if another tab of this browser made one meanwhile, else a new guest
   const res = await api("POST", "/api/session", {});
   S.account = res.account;

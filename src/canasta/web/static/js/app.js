@@ -3,7 +3,7 @@
 // the rules live on the server (see table.js).
 import { S, savePrefs, legacyProfile, forgetLegacyProfile } from "./store.js";
 import { setLanguage, t } from "./i18n.js";
-import { api } from "./net.js";
+import { api, noteSessionMade } from "./net.js";
 import { setSound } from "./sound.js";
 import { setSender, setLeaver, teamName, rankFromKey, seatName } from "./table.js";
 import { openStats } from "./panels.js";
@@ -164,6 +164,7 @@ async function startSession() {
   try {
     const res = await api("POST", "/api/session", legacy ? { legacy_profile: legacy } : {});
     S.account = res.account;
+    noteSessionMade(res.created);
     if (legacy) forgetLegacyProfile();
   } catch { S.account = null; }
 }

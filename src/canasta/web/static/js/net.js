@@ -23,6 +23,13 @@ export function keepSessionInPage() { inPage = true; }
 /** Whether the page keeps its session itself. */
 export function sessionInPage() { return inPage; }
 
+// This load's first answer made a new session, and nothing has used it yet: if its next
+// request finds no session, the browser kept no cookie (not: the session ended elsewhere).
+let fresh = false;
+export function noteSessionMade(created) { fresh = !!created; }
+/** Whether the session was just made and not used yet (asked once: it is no longer after). */
+export function takeFreshSession() { const was = fresh; fresh = false; return was; }
+
 export async function api(method, path, body) {
   const headers = body ? { "Content-Type": "application/json" } : {};
   if (inPage) {
