@@ -170,7 +170,10 @@ def test_a_change_that_leaves_the_position_asks_the_worker_nothing_again(
     sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent = _count_requests(monkeypatch)
-    with client(sqlite_url, config=_config(computer_processes=1)) as c:
+    # the flood below is 42 pauses and resumes at once: past their bucket (test_features.py
+    # pins it), so this test's is wide
+    config = _config(computer_processes=1, pause_burst=100)
+    with client(sqlite_url, config=config) as c:
         table = create_table(c, mode="computer", preset="classic", difficulty="expert", seed=4)
         with c.websocket_connect(f"/ws/tables/{table}") as ws:
             msg = receive_until(ws, my_turn)
