@@ -111,7 +111,7 @@ class Browser:
 
 @contextlib.contextmanager
 def browsers(c: TestClient, n: int) -> Iterator[list[Browser]]:
-    out = [Browser(c, f"Player {i + 1}") for i in range(n)]
+    out = [Browser(c, f"Member {i + 1}") for i in range(n)]
     try:
         yield out
     finally:

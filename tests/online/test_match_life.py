@@ -263,6 +263,26 @@ def test_a_rematch_with_the_same_players_in_the_same_seats(db_url: str) -> None:
         assert a.lobby_ask(type="sync")["current"] == new
 
 
+def test_the_tables_to_continue_list_the_online_match_first(db_url: str) -> None:
+    """``GET /api/tables``: a player's online match in play comes first (its clock runs), with
+    their side's index; not once they left it, nor for anyone else."""
+    with online_client(db_url, LONG) as c, browsers(c, 3) as (a, b, other):
+        computer = a.request("POST", "/api/tables", json={"mode": "computer", "players": 2}).json()["table"]
+        table = quick_match([a, b], preset="two-player", target=2500)
+        seats = seated([a, b], table)
+        listed = a.request("GET", "/api/tables").json()["tables"]
+        assert [t["table"] for t in listed] == [table, computer]
+        mine = listed[0]
+        assert mine["mode"] == "online" and mine["status"] == "playing" and mine["hand_number"] == 1
+        assert mine["settings"] == {"preset": "two-player", "target": 2500} and mine["scores"] == [0, 0]
+        a_seat = _live(c, table).online["accounts"].index(a.account["id"])
+        assert mine["team"] == _live(c, table).game.state.team_of[a_seat]
+        assert other.request("GET", "/api/tables").json()["tables"] == []
+        leaver = next(p for p in (a, b) if p.account["id"] == _live(c, table).online["accounts"][1])
+        assert seats[1].ask(type="leave")["change"] == "leave"
+        assert all(t["table"] != table for t in leaver.request("GET", "/api/tables").json()["tables"])
+
+
 def test_saying_ready_again_saves_nothing(db_url: str) -> None:
     """``next_hand`` from a seat that said it already is answered with the state; nothing is
     saved or sent to the others (a client repeating it cannot grow the log)."""
@@ -325,7 +345,7 @@ def test_a_rematch_takes_its_players_out_of_the_queue_and_rooms(db_url: str) -> 
         code = e.lobby_until("room")["room"]["code"]
         # as if b had joined this room before the rematch began (joining now is refused: in_match)
         assert e.lobby_ask(type="sync")["room"]["code"] == code
-        c.app.state.lobby.rooms[code].seats[1] = {"account": b.account["id"], "name": "Player 2"}
+        c.app.state.lobby.rooms[code].seats[1] = {"account": b.account["id"], "name": "Member 2"}
         refused = e.lobby_ask(type="room_start")
         assert refused["type"] == "error" and refused["code"] == "player_in_match"
 
@@ -367,7 +387,7 @@ def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
      "Deleted player", "Deletedplayer", "ゲスト{n}", "コンピューター2", "コンピュータ2",
      "コンピューター（上級）", "退会したプレイヤー", DELETED_NAME,
      # the page's own words for seats, and look-alike letters of other scripts
-     "You", "YOU", "あなた", "Partner", "Left opponent", "右の相手", "Computer",
+     "You", "YOU", "あなた", "Partner", "Left opponent", "右の相手", "Computer", "Player 2", "プレイヤー3",
      "Our side", "相手チーム", "\u0421omputer 1", "G\u03c5est {n}", "\u0443\u043eu",
      # capitals (Greek Υ, Ν, Μ, Η and Cyrillic Н), and kanji that look like katakana
      "\u03a5OU", "Left oppo\u039dent", "CO\u039cPUTER 1", "T\u041dEIR SIDE", "T\u0397EIR SIDE",
@@ -414,7 +434,7 @@ def test_a_match_shows_the_names_its_players_had_when_it_started(db_url: str) ->
         seats = seated([a, b], table)
         state = seats[0].state
         assert state is not None
-        assert sorted(s["name"] for s in state["table"]["seats"]) == ["Player 2", "Zoë"]
+        assert sorted(s["name"] for s in state["table"]["seats"]) == ["Member 2", "Zoë"]
         # a later change is for later matches
         assert a.request("PATCH", "/api/account", json={"name": "Zed"}).status_code == 200
         assert "Zed" not in [s["name"] for s in seats[0].ask(type="sync")["table"]["seats"]]

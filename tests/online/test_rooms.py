@@ -33,7 +33,7 @@ def test_a_private_room_by_code(db_url: str) -> None:
         room = record(host)
         code = room["code"]
         assert len(code) == 6 and room["host"] is True and room["players"] == 4
-        assert room["seats"][0] == {"kind": "human", "name": "Player 1", "host": True, "you": True}
+        assert room["seats"][0] == {"kind": "human", "name": "Member 1", "host": True, "you": True}
         assert room["seats"][1:] == [None, None, None] and room["full"] is False
 
         # bad codes
@@ -62,7 +62,7 @@ def test_a_private_room_by_code(db_url: str) -> None:
         # the host makes Bea their partner (seats 0 and 2)
         host.send(host.lobby, **{"type": "room_move", "from": 1, "to": 2})  # type: ignore[arg-type]
         room = record(host, lambda r: r["seats"][2] is not None)
-        assert _kinds(room) == ["Player 1", None, "Player 2", None]
+        assert _kinds(room) == ["Member 1", None, "Member 2", None]
         assert record(bea, lambda r: r["seats"][2] is not None)["seats"][2]["you"] is True
 
         # a computer player, and clearing it
@@ -83,7 +83,7 @@ def test_a_private_room_by_code(db_url: str) -> None:
         assert room["seats"][1]["you"] is True
         host.send(host.lobby, type="room_bot", seat=3, level="beginner")  # type: ignore[arg-type]
         room = record(host, lambda r: r["full"])
-        assert _kinds(room) == ["Player 1", "Player 3", "Player 2", "computer"]
+        assert _kinds(room) == ["Member 1", "Member 3", "Member 2", "computer"]
         assert dan.lobby_error(type="room_join", code=code) == "room_full"
 
         # no message about the room carries an account id
@@ -107,7 +107,7 @@ def test_a_private_room_by_code(db_url: str) -> None:
             on = state["table"]["online"]
             assert on["public"] is False and on["room"] == code
             names = [x["name"] for x in state["table"]["seats"]]
-            assert names[:3] == ["Player 1", "Player 3", "Player 2"]
+            assert names[:3] == ["Member 1", "Member 3", "Member 2"]
             assert state["table"]["seats"][3]["kind"] == "computer"
             assert state["table"]["seats"][3]["level"] == "beginner"
         # the room is gone; its members are in a match

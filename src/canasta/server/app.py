@@ -320,8 +320,8 @@ GIVEN_NAME = re.compile(
 #: the words the page itself names seats and sides with, in either language ("seat" and
 #: "side" in web/static/i18n/*.json): a player called "You" would read as the reader's own seat
 PAGE_NAME = re.compile(
-    r"(?:you|partner|computer|(?:left|right) ?(?:opponent|partner)|(?:our|their) ?side"
-    r"|あなた|パートナー|コンピューター?|[左右]の(?:相手|パートナー)|味方チーム|相手チーム)"
+    r"(?:you|partner|computer|player ?\d|(?:left|right) ?(?:opponent|partner)|(?:our|their) ?side"
+    r"|あなた|パートナー|コンピューター?|プレイヤー ?\d|[左右]の(?:相手|パートナー)|味方チーム|相手チーム)"
 )
 #: letters of other scripts that look like the Latin ones of those names (Cyrillic and Greek)
 #: and like their katakana (kanji and hiragana): "Сomputer 1" with a Cyrillic С is refused as
@@ -647,8 +647,22 @@ def create_app(
     async def list_tables(request: Request) -> dict[str, Any]:
         account = await _require_account(request)
         rows = await store.list_tables(account.id)
+        # first the online match the account plays (its clock runs), as the lobby knows it
+        online = [
+            {
+                "table": m["table"],
+                "mode": "online",
+                "status": m["status"],
+                "settings": {"preset": m["preset"], "target": m["target"]},
+                "scores": m["scores"],
+                "team": m["teams"][m["accounts"].index(account.id)],
+                "hand_number": m["hand_number"],
+            }
+            for m in tables.online_summaries()
+            if m["status"] == "playing" and account.id in m["accounts"]
+        ]
         return {
-            "tables": [
+            "tables": online + [
                 {
                     "table": r.id,
                     "mode": r.mode,
