@@ -61,6 +61,23 @@ def test_settings_switch_language_and_keep_the_match(page, server):
     )
 
 
+def test_settings_opened_and_closed_quickly_leave_the_play_running(page, server):
+    """Each opening of Settings pauses the computer play and each closing resumes it, a moment
+    later: opened again meanwhile, nothing is sent, so quick openings and closings stay under
+    the server's limit on pauses (no "too many requests") and never leave the play paused."""
+    use_prefs(page)
+    start_match(page, server.url, mode="computer4", target=5000)
+    wait_my_turn(page)
+    for _ in range(12):
+        page.click("#btn-settings")
+        page.wait_for_selector("#overlay #set-lang")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => !document.body.dataset.overlay")
+    page.wait_for_timeout(600)
+    assert page.locator(".toast.bad").count() == 0
+    assert "Continue" not in page.inner_text("#btn-pause")
+
+
 def test_rules_page_and_tutorial_steps(page, server):
     use_prefs(page)
     page.goto(server.url)

@@ -178,7 +178,7 @@ _LONG_NAMES = """async () => {
   const overlays = await import('/static/js/overlays.js');
   const names = ['あいうえおかきくけこさしすせそたちつてと', 'ながいなまえのプレイヤーさんですよろしく', 'Bob', 'アリス'];
   S.table.mode = 'online';
-  S.table.seat = 0;
+  S.table.seat = 2;  // the reader is Bob: both long names show
   S.table.seats = names.map((name) => ({ kind: 'human', name }));
   S.table.online = { auto: [null, null, null, null], connected: [true, true, true, true],
     rematch: [false, false, false, false], spectators: 0, deadline_ms: null, now_ms: Date.now(),
@@ -200,9 +200,19 @@ def test_a_long_name_with_no_break_in_it_never_widens_the_scores_on_a_phone(brow
     dialog = page.locator("#overlay .dialog")
     assert dialog.evaluate("d => d.scrollWidth <= d.clientWidth"), "a long name widens the scores"
     assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    # every figure of the match totals is inside the dialog
+    inside = dialog.evaluate("""d => { const r = d.getBoundingClientRect();
+        return [...d.querySelectorAll('.totals b')].every(b => b.getBoundingClientRect().right <= r.right + 0.5); }""")
+    assert inside, "a match total is pushed out of the dialog"
     # short names still break only between words
     heads = page.eval_on_selector_all("#overlay .breakdown thead th .side", "els => els.map(e => e.textContent)")
-    assert any("Bob" in text for text in heads)
+    assert any("アリス" in text for text in heads)
+    # the table under the dialog: the score bar cuts a long name short, the page stays 360 px
+    page.evaluate("""async () => { (await import('/static/js/screen.js')).redraw();
+        document.querySelector('#overlay').style.display = 'none'; }""")
+    page.wait_for_function("() => document.querySelector('#scorebar').textContent.includes('あいうえ')")
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), \
+        "a long name in the score bar widens the page"
     context.close()
 
 

@@ -1,7 +1,7 @@
 // Modal layers: end of hand, end of match, pass-and-play handoff.
 import { S } from "./store.js";
 import { t, ratingKindName } from "./i18n.js";
-import { seatName, sideName, teamName } from "./table.js";
+import { seatName, sideName, teamName, watching } from "./table.js";
 import { cardEl, cardLabel, isWildFace, rankLabel } from "./cards.js";
 import { h } from "./dom.js";
 import { focusKey, focusFirst, focusFirstInPlace, tabbables } from "./focus.js";
@@ -229,7 +229,15 @@ export function handOverlay(ctl) {
     body.append(row);
     return;
   }
-  if (matchOver) {
+  if (watching()) {  // someone else's match: what it shows, and none of its player's controls
+    if (matchOver) {
+      winnerLine(body, m);
+      row.append(replayLink(ctl, S.tableId));
+    } else {
+      body.append(h("p", { class: "muted", id: "owner-deals", text: t("result.owner_deals") }));
+    }
+    row.append(button(t("result.menu"), () => ctl.leaveTable()));
+  } else if (matchOver) {
     winnerLine(body, m);
     const again = button(t("result.new_match"), () => ctl.send({ type: "new_match" }), "primary");
     again.id = "btn-new-match";

@@ -291,19 +291,35 @@ async function fillResume(list, ctl, section) {
 
 // ---- settings panel -----------------------------------------------------------------------
 
-let pausedBySettings = false;
+// The table the settings panel paused (its id), and the resume waiting to be sent after the
+// panel closed: opened again meanwhile, the table simply stays paused, so quick openings and
+// closings send nothing (the server limits pauses and resumes).
+let pausedBySettings = null;
+let resumeLater = null;
+const RESUME_AFTER_MS = 400;
+
+/** The settings panel closed (× , Esc or Close): the play it paused resumes a moment later. */
+function settingsClosed(ctl) {
+  if (pausedBySettings) {
+    clearTimeout(resumeLater);
+    resumeLater = setTimeout(() => {
+      resumeLater = null;
+      if (pausedBySettings && pausedBySettings === S.tableId && S.table && S.table.paused) ctl.send({ type: "resume" });
+      pausedBySettings = null;
+    }, RESUME_AFTER_MS);
+  }
+  ctl.redraw();
+}
 
 export function renderSettingsPanel(ctl) {
-  const body = dialog("settings", t("settings.title"), {
-    onClose: () => {
-      if (pausedBySettings) { ctl.send({ type: "resume" }); pausedBySettings = false; }
-      ctl.redraw();
-    },
-  });
-  // (only the owner pauses: a spectator's settings leave the table playing)
-  if (S.table && S.table.mode === "computer" && S.table.seat != null && !S.table.paused && S.sock) {
+  const body = dialog("settings", t("settings.title"), { onClose: () => settingsClosed(ctl) });
+  if (resumeLater && pausedBySettings === S.tableId) {
+    clearTimeout(resumeLater);  // closed a moment ago: still paused for this panel
+    resumeLater = null;
+  } else if (S.table && S.table.mode === "computer" && S.table.seat != null && !S.table.paused && S.sock) {
+    // (only the owner pauses: a spectator's settings leave the table playing)
     ctl.send({ type: "pause" });
-    pausedBySettings = true;
+    pausedBySettings = S.tableId;
   }
   const prefs = h("div", "prefs");
   prefs.append(select("set-lang", languages().map((l) => [l, t(`lang.name_${l}`)]), S.prefs.lang, (v) => ctl.setLanguage(v), t("settings.language")));
@@ -318,10 +334,10 @@ export function renderSettingsPanel(ctl) {
     (v) => { S.prefs.mode = v; S.prefs.rules = {}; S.prefs.preset = MODES[v].presets[0]; savePrefs(); ctl.redraw(); }, t("start.mode")));
   body.append(matchSettings(ctl, { inPanel: true }));
   const row = h("div", "dialog-buttons");
-  const start = button(t("settings.start_new"), () => { pausedBySettings = false; closeOverlay(); ctl.newMatch(newMatchBody()); }, "primary");
+  const start = button(t("settings.start_new"), () => { pausedBySettings = null; closeOverlay(); ctl.newMatch(newMatchBody()); }, "primary");
   start.id = "btn-settings-new";
   row.append(start);
-  row.append(button(t("common.close"), () => { closeOverlay(); if (pausedBySettings) { ctl.send({ type: "resume" }); pausedBySettings = false; } ctl.redraw(); }));
+  row.append(button(t("common.close"), () => { closeOverlay(); settingsClosed(ctl); }));
   body.append(row);
 }
 
