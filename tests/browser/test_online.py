@@ -53,6 +53,14 @@ def open_lobby(page: Any, url: str) -> None:
     page.wait_for_selector("#btn-find-match:not([disabled])")
 
 
+def watch_from_lobby(page: Any, url: str, table: str) -> None:
+    """Open the lobby and watch ``table`` from its live list."""
+    open_lobby(page, url)
+    page.wait_for_selector(f"[data-watch='{table}']", timeout=10_000)
+    page.click(f"[data-watch='{table}']")
+    page.wait_for_selector("#table .seats")
+
+
 def quick_match(pages: list[Any], url: str, preset: str) -> str:
     for page in pages:
         open_lobby(page, url)
@@ -123,10 +131,7 @@ def test_four_players_quick_match_play_a_classic_hand_to_the_score_screen(browse
 def test_two_players_quick_match_and_a_spectator(browser, online_server):
     a, b, watcher = contexts(browser, 3)
     table = quick_match([a, b], online_server.url, "two-player")
-    open_lobby(watcher, online_server.url)
-    watcher.wait_for_selector(f"[data-watch='{table}']", timeout=10_000)
-    watcher.click(f"[data-watch='{table}']")
-    watcher.wait_for_selector("#table .seats")
+    watch_from_lobby(watcher, online_server.url, table)
     assert watcher.locator("#hand .card").count() == 0  # spectators never see a hand
     assert watcher.locator("#table .seat").count() == 2
     assert watcher.locator(".tag.watching").count() == 1

@@ -11,7 +11,7 @@ import pytest
 
 from tests.browser.conftest import Server
 from tests.browser.helpers import start_match, wait_my_turn
-from tests.browser.test_online import ONLINE, contexts, open_lobby, quick_match, seat_labels
+from tests.browser.test_online import ONLINE, contexts, quick_match, seat_labels, watch_from_lobby
 
 
 @pytest.fixture
@@ -33,10 +33,7 @@ def resume_offers(page: Any, url: str) -> list[str]:
 def test_a_watched_online_match_is_offered_to_its_player_but_not_to_a_spectator(browser, lobby_server):
     a, b, watcher = contexts(browser, 3)
     table = quick_match([a, b], lobby_server.url, "two-player")
-    open_lobby(watcher, lobby_server.url)
-    watcher.wait_for_selector(f"[data-watch='{table}']", timeout=10_000)
-    watcher.click(f"[data-watch='{table}']")
-    watcher.wait_for_selector("#table .seats")
+    watch_from_lobby(watcher, lobby_server.url, table)
     assert resume_offers(watcher, lobby_server.url) == []
     # the player's own match is offered, and says what it is
     offers = resume_offers(a, lobby_server.url)
