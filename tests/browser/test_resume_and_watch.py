@@ -119,3 +119,22 @@ def test_a_stranger_at_a_finished_computer_match_gets_none_of_its_players_button
     assert "You" not in stranger.inner_text("#overlay .dialog")
     for page in (owner, stranger):
         assert not page.errors, page.errors
+
+
+def test_a_stranger_at_a_pass_and_play_table_is_handed_nothing(browser, server):
+    """Someone else's pass-and-play link: no hand-off screen to reveal a hand, no buttons; the
+    owner's own page still hands the device over."""
+    owner, stranger = contexts(browser, 2)
+    start_match(owner, server.url, mode="local2", difficulty=None)
+    owner.wait_for_selector("#overlay[data-kind=handoff] #btn-reveal")
+    table = owner.evaluate("location.hash").split("=", 1)[1]
+    stranger.goto(server.url + f"#table={table}")
+    stranger.wait_for_selector("#table[data-phase] .seats")
+    stranger.wait_for_timeout(300)
+    assert stranger.locator("#overlay[data-kind=handoff]").count() == 0
+    assert stranger.locator("#btn-reveal").count() == 0
+    for control in ("#btn-draw", "#btn-meld", "#btn-undo", "#btn-suggest"):
+        assert stranger.locator(control).count() == 0, control
+    assert stranger.locator("#hand .card").count() == 0
+    for page in (owner, stranger):
+        assert not page.errors, page.errors

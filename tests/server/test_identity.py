@@ -87,6 +87,25 @@ def test_a_page_that_keeps_no_cookie_keeps_its_session_in_a_header(sqlite_url: s
         assert other["id"] != account["id"]
         assert c.get("/api/account", headers=held).json()["account"]["id"] == other["id"]
 
+def test_a_table_says_who_only_watches_it(sqlite_url: str) -> None:
+    """``table.watching``: false for its owner's sockets (pass-and-play's player between
+    hand-offs has no seat, yet does not watch), true for anyone else's."""
+    with client(sqlite_url) as c:
+        local = create_table(c, mode="local", players=2)
+        computer = create_table(c, mode="computer", preset="two-player")
+        with c.websocket_connect(f"/ws/tables/{local}") as ws:
+            mine = receive(ws)
+            assert mine["table"]["handoff"] is not None and mine["table"]["seat"] is None
+            assert mine["table"]["watching"] is False
+        with c.websocket_connect(f"/ws/tables/{computer}") as ws:
+            assert receive(ws)["table"]["watching"] is False
+        new_identity(c)
+        for table in (local, computer):
+            with c.websocket_connect(f"/ws/tables/{table}") as ws:
+                theirs = receive(ws)
+                assert theirs["table"]["watching"] is True and theirs["table"]["seat"] is None
+
+
 def test_an_id_in_the_url_grants_nothing(sqlite_url: str) -> None:
     with client(sqlite_url) as c:
         owner = c.account

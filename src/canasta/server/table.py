@@ -82,8 +82,9 @@ SNAPSHOT_EVERY = 500
 _STATE_FIELDS = ("paused", "handoff", "viewer", "hands_counted", "match_counted")
 
 
-#: who is sent one state: the seat it sees, whether it may undo, the history it holds
-_Audience = tuple[int | None, bool, tuple[int, int] | None]
+#: who is sent one state: the seat it sees, whether it may undo, whether it only watches, the
+#: history it holds
+_Audience = tuple[int | None, bool, bool, tuple[int, int] | None]
 
 
 def state_patch(
@@ -447,9 +448,9 @@ class Table(Seating, Handlers, Online):
 
     def info(self, conn: Conn | None = None) -> dict[str, Any]:
         """The table part of a ``state`` message (and of ``GET /api/tables/{id}``)."""
-        return self._info(self.view_seat(conn), self._can_undo(conn))
+        return self._info(self.view_seat(conn), self._can_undo(conn), conn is None or not conn.owner)
 
-    def _info(self, seat: int | None, can_undo: bool) -> dict[str, Any]:
+    def _info(self, seat: int | None, can_undo: bool, watching: bool) -> dict[str, Any]:
         fairness, match = self._per_hand()
         return {
             "id": self.id,
@@ -464,6 +465,9 @@ class Table(Seating, Handlers, Online):
             "seats": self._seats_json(),
             "handoff": self.handoff,
             "can_undo": can_undo,
+            # someone else's table (pass-and-play's player between hand-offs has no seat, but
+            # does not only watch)
+            "watching": watching,
             "online": self.online_info(None) if self.mode == "online" else None,
             "fairness": fairness,
             "match": match,
@@ -507,16 +511,20 @@ class Table(Seating, Handlers, Online):
         return self._as_held(conn, self._whole_state(conn, change))
 
     def _whole_state(
-        self, conn: Conn | None, change: str, audience: tuple[int | None, bool] | None = None
+        self, conn: Conn | None, change: str, audience: tuple[int | None, bool, bool] | None = None
     ) -> _State:
         """A full redraw for one recipient, built from that recipient's view only (its
         history's events encoded once each: see :meth:`_history_json`), numbered ``sid``.
 
         A socket that keeps the history (``conn.history_delta``) is sent only the events past
         those it holds, with ``history_from`` saying where they start (0: the whole history),
-        and its mark moves on. ``audience``: the seat it sees and whether it may undo, when
-        the caller knows them already."""
-        seat, can_undo = (self.view_seat(conn), self._can_undo(conn)) if audience is None else audience
+        and its mark moves on. ``audience``: the seat it sees, whether it may undo and whether
+        it only watches, when the caller knows them already."""
+        seat, can_undo, watching = (
+            (self.view_seat(conn), self._can_undo(conn), conn is None or not conn.owner)
+            if audience is None
+            else audience
+        )
         view = self.game.state.view(seat)
         history, epoch = self._history_json(seat, view.history)
         start = self._history_start(conn, epoch, len(history))
@@ -530,7 +538,7 @@ class Table(Seating, Handlers, Online):
             "version": self.version,
             "change": change,
             "sid": self._sids,
-            "table": self._info(seat, can_undo),
+            "table": self._info(seat, can_undo, watching),
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
         return _State(head, view, entries)
@@ -598,12 +606,13 @@ class Table(Seating, Handlers, Online):
             audience = (
                 self.view_seat(conn),
                 self._can_undo(conn),
+                not conn.owner,
                 conn.history_mark if conn.history_delta else None,
             )
             whole = wholes.get(audience)
             if whole is None:
                 whole = wholes[audience] = (
-                    self._whole_state(conn, change, audience[:2]),
+                    self._whole_state(conn, change, audience[:3]),
                     conn.history_mark,
                 )
             else:  # the same state: the socket now holds the history the first one holds

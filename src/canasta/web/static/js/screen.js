@@ -3,7 +3,7 @@
 // bound once at start-up; the renderers receive it and its actions.
 import { S } from "./store.js";
 import { t, translateDom } from "./i18n.js";
-import { renderTable, mySeat } from "./table.js";
+import { renderTable, mySeat, watching } from "./table.js";
 import { renderStart, renderSettingsPanel, openStats, openHelp, renderRules } from "./panels.js";
 import { renderReplay, replayShown } from "./replay-links.js";
 import { handOverlay, handoffOverlay, meldOverlay, closeOverlay, overlayKind, takeReturnFocus } from "./overlays.js";
@@ -34,8 +34,10 @@ export function openOverlay(kind) { document.body.dataset.overlay = kind; redraw
 export function tableOverlays() {
   const v = S.view;
   if (!v || !S.table) return;
-  if (S.table.handoff != null) closeOverlay("hand");
-  if (S.table.handoff != null) openOverlay("handoff");
+  // (someone watching another's pass-and-play table hands nothing over)
+  const handoff = S.table.handoff != null && !watching();
+  if (handoff) closeOverlay("hand");
+  if (handoff) openOverlay("handoff");
   else if (v.phase === "over" || (S.table.match && S.table.match.over)) {
     if (overlayKind() !== "settings" && !S.peek) openOverlay(S.table.match && S.table.match.over ? "match" : "hand");
   } else if (["hand", "match", "handoff"].includes(overlayKind())) closeOverlay();
@@ -169,7 +171,7 @@ function redrawInner() {
     if (row) row.prepend(b); else document.body.append(b);
   } else if (!overlayKind() && S.screen === "table" && S.view && S.table) {
     // The end-of-hand and handoff screens come back after a panel opened over them closes.
-    if (S.table.handoff != null) document.body.dataset.overlay = "handoff";
+    if (S.table.handoff != null && !watching()) document.body.dataset.overlay = "handoff";
     else if (S.table.match && S.table.match.over) document.body.dataset.overlay = "match";
     else if (S.view.phase === "over") document.body.dataset.overlay = "hand";
   }

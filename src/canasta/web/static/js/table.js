@@ -28,10 +28,11 @@ export function mySeat() {
   return S.table && (S.table.mode === "computer" || S.table.mode === "online") ? 0 : v.turn;
 }
 
-/** The reader only watches: no seat is theirs (an online match they are not seated at, or a
- * computer table of another browser). Pass-and-play has no seat between players: not watching. */
+/** The reader only watches (the server's ``table.watching``): an online match they are not
+ * seated at, or another browser's table, pass-and-play's included (whose own player has no
+ * seat between hand-offs, but is not watching). */
 export function watching() {
-  return !!S.table && S.table.seat == null && S.table.mode !== "local";
+  return !!S.table && S.table.watching === true;
 }
 
 /** A seat's name; ``inHand``: as in this hand (three players: a partner named so, R14). */
