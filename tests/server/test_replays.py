@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import pytest
 from canasta import Game, Settings
 from canasta.bots import make_player
 from canasta.fairness import FairGame, commitment, verify_record
+from canasta.server import replays
 from canasta.server.table import Table
 
 from .support import (
@@ -331,3 +334,31 @@ def test_imports_have_a_limit_of_their_own(sqlite_url: str) -> None:
         r = c.post("/api/replays/import", content=text + " " * 3, headers=headers)
         assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
         assert c.get("/healthz").status_code == 200
+
+
+def test_an_import_waits_briefly_for_the_one_before_it(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One record replays at a time on a node: a second import waits at most
+    IMPORT_WAIT_SECONDS for the first, then answers 503 ``try_again`` (and may be sent again)."""
+    slow = replays._replay_import
+    started = threading.Event()
+
+    def replay_slowly(record: Any) -> Any:
+        started.set()
+        time.sleep(1.0)
+        return slow(record)
+
+    monkeypatch.setattr(replays, "_replay_import", replay_slowly)
+    monkeypatch.setattr(replays, "IMPORT_WAIT_SECONDS", 0.2)
+    text = json.dumps(_golden())
+    headers = {"content-type": "application/json"}
+    with client(sqlite_url) as c:
+        answers: list[int] = []
+        first = threading.Thread(target=lambda: answers.append(
+            c.post("/api/replays/import", content=text, headers=headers).status_code))
+        first.start()
+        assert started.wait(10)
+        r = c.post("/api/replays/import", content=text + " ", headers=headers)
+        assert r.status_code == 503 and r.json()["error"]["code"] == "try_again"
+        first.join(20)
+        assert answers == [200]
+        assert c.post("/api/replays/import", content=text + " ", headers=headers).status_code == 200
