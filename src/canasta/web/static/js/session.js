@@ -259,14 +259,14 @@ function onState(patch) {
   }
 }
 
-/** The start page offers "Continue" only for a match this reader has a seat at and that is
- * not over: a table watched (``seat`` null), left (online: ``auto[seat]`` is "left") or over is
- * forgotten. Pass-and-play shows nobody's hand between players: the owner's match stays. */
+/** The start page offers "Continue" only for a match this reader plays and that is not over:
+ * a table watched (``watching``), left (online: ``auto[seat]`` is "left") or over is forgotten.
+ * Pass-and-play shows nobody's hand between players: the owner's match stays. */
 function rememberIfMine(tb, v) {
   const seat = tb.seat;
   const over = ["match_over", "abandoned"].includes(tb.status) || !!(tb.match && tb.match.over);
   const left = seat != null && !!tb.online && Array.isArray(tb.online.auto) && tb.online.auto[seat] === "left";
-  if (over || left || (seat == null && tb.mode !== "local")) { forgetTable(tb.id); return; }
+  if (over || left || tb.watching) { forgetTable(tb.id); return; }
   if (seat == null) return;
   const team = tb.mode === "local" || !v || !Array.isArray(v.teams) ? null : v.teams[seat];
   rememberTable({ table: tb.id, mode: tb.mode, team: team == null ? null : team });
