@@ -648,7 +648,8 @@ def create_app(
         account = await _require_account(request)
         rows = await store.list_tables(account.id)
         # first the online match the account plays (its clock runs), as the lobby knows it
-        online = [
+        m = tables.playing(account.id)
+        online = [] if m is None else [
             {
                 "table": m["table"],
                 "mode": "online",
@@ -658,8 +659,6 @@ def create_app(
                 "team": m["teams"][m["accounts"].index(account.id)],
                 "hand_number": m["hand_number"],
             }
-            for m in tables.online_summaries()
-            if m["status"] == "playing" and account.id in m["accounts"]
         ]
         return {
             "tables": online + [

@@ -298,10 +298,8 @@ class Lobby:
 
     def _current_match(self, account: str) -> str | None:
         """The online match in play this account has a seat at (to return to it), on any node."""
-        for match in self.tables.online_summaries():
-            if match["status"] == "playing" and account in match["accounts"]:
-                return str(match["table"])
-        return None
+        match = self.tables.playing(account)
+        return None if match is None else str(match["table"])
 
     def _snapshot(self, account: str) -> dict[str, Any]:
         entry = self.queue.get(account)

@@ -40,6 +40,12 @@ class Seating:
             return self.seat_of(profile) is not None
         return profile is not None and profile == self.profile
 
+    @staticmethod
+    def watches(conn: Conn | None) -> bool:
+        """Whether this connection only watches the table (it is not its owner's, or its
+        players')."""
+        return conn is None or not conn.owner
+
     def view_seat(self, conn: Conn | None) -> int | None:
         """The seat whose view this connection is sent (None: the spectator view)."""
         if conn is None or not conn.owner:

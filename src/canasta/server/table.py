@@ -448,7 +448,7 @@ class Table(Seating, Handlers, Online):
 
     def info(self, conn: Conn | None = None) -> dict[str, Any]:
         """The table part of a ``state`` message (and of ``GET /api/tables/{id}``)."""
-        return self._info(self.view_seat(conn), self._can_undo(conn), conn is None or not conn.owner)
+        return self._info(self.view_seat(conn), self._can_undo(conn), self.watches(conn))
 
     def _info(self, seat: int | None, can_undo: bool, watching: bool) -> dict[str, Any]:
         fairness, match = self._per_hand()
@@ -521,7 +521,7 @@ class Table(Seating, Handlers, Online):
         and its mark moves on. ``audience``: the seat it sees, whether it may undo and whether
         it only watches, when the caller knows them already."""
         seat, can_undo, watching = (
-            (self.view_seat(conn), self._can_undo(conn), conn is None or not conn.owner)
+            (self.view_seat(conn), self._can_undo(conn), self.watches(conn))
             if audience is None
             else audience
         )
@@ -606,7 +606,7 @@ class Table(Seating, Handlers, Online):
             audience = (
                 self.view_seat(conn),
                 self._can_undo(conn),
-                not conn.owner,
+                self.watches(conn),
                 conn.history_mark if conn.history_delta else None,
             )
             whole = wholes.get(audience)

@@ -252,6 +252,14 @@ class Tables:
         if self.cluster.distributed:
             self._publish_summaries.add(table.id)
 
+    def playing(self, account: str, *, besides: str | None = None) -> dict[str, Any] | None:
+        """The summary of the online match in play ``account`` is seated at (and has not left),
+        other than ``besides``, on any node; None when there is none."""
+        for match in self.online_summaries():
+            if match["table"] != besides and match["status"] == "playing" and account in match["accounts"]:
+                return match
+        return None
+
     def online_summaries(self) -> list[dict[str, Any]]:
         """Every online match the lobby may list: this node's live ones, and (several nodes)
         the ones other nodes published."""
@@ -405,12 +413,11 @@ class Tables:
         while one of them plays another match (who asked for a rematch and then started
         another match would play two at once)."""
         on = table.online
-        playing = {a for s, a in enumerate(on["accounts"]) if a is not None and on["auto"][s] != "left"}
-        for match in self.online_summaries():
-            if match["table"] != table.id and match["status"] == "playing" and playing & set(match["accounts"]):
-                raise TableError(
-                    "player_in_match", "a player of this match is playing another one: no rematch for now"
-                )
+        seated = [a for s, a in enumerate(on["accounts"]) if a is not None and on["auto"][s] != "left"]
+        if any(self.playing(account, besides=table.id) is not None for account in seated):
+            raise TableError(
+                "player_in_match", "a player of this match is playing another one: no rematch for now"
+            )
         players: list[tuple[str, str] | None] = []
         for seat, account in enumerate(on["accounts"]):
             left = on["auto"][seat] == "left"
