@@ -41,6 +41,15 @@ def dumps_bytes(obj: Any) -> bytes:
         return json.dumps(obj, separators=(",", ":"), default=_fallback).encode()
 
 
+def dumps_kept(obj: Any) -> bytes:
+    """``obj`` as :func:`dumps_bytes` writes it, for a cache that keeps it: a copy of exactly
+    its length. orjson's output reserves at least 4 KB whatever its length and never gives the
+    rest back (``sys.getsizeof`` shows only the length), so a table that kept each event of a
+    hand as orjson wrote it held about 4 KB per event and seat (of which ~100 bytes were JSON);
+    the copy costs a fraction of a microsecond."""
+    return bytes(memoryview(dumps_bytes(obj)))
+
+
 def dumps(obj: Any) -> str:
     """``obj`` as compact JSON text."""
     return dumps_bytes(obj).decode()

@@ -33,7 +33,7 @@ from ..view import SeatView, event_json
 from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
-from .encoding import Raw, dumps, dumps_bytes
+from .encoding import Raw, dumps, dumps_kept
 from .handlers import COMMANDS, Handlers
 from .limits import KeyedLimiter, TokenBucket
 from .mailbox import Mailbox
@@ -586,11 +586,11 @@ class Table(Seating, Handlers, Online):
                 if count == len(events):
                     return texts, epoch
                 # extended in place: the list is read only while a state is built, never kept
-                texts += [dumps_bytes(event_json(e)) for e in events[count:]]
+                texts += [dumps_kept(event_json(e)) for e in events[count:]]
                 self._history_cache[seat] = (events, texts, epoch)
                 return texts, epoch
         self._history_epochs += 1
-        texts = [dumps_bytes(event_json(e)) for e in events]
+        texts = [dumps_kept(event_json(e)) for e in events]
         self._history_cache[seat] = (events, texts, self._history_epochs)
         return texts, self._history_epochs
 
