@@ -126,6 +126,7 @@ async def _play(
     sent_at: float | None = None
     sent_version = -1
     held: dict[str, Any] | None = None  # the last state, which a patch applies to
+    ready_for = None  # the finished hand this player asked for the next one after
     while time.time() < until:
         raw = await ws.recv()
         msg = _loads(raw)
@@ -133,6 +134,7 @@ async def _play(
             if msg["code"] != "stale_version":
                 _count_error(out, msg["code"])
             sent_at = None
+            sent_version = -1  # the next state may be acted on again
             continue
         if msg["type"] != "state":
             continue
@@ -152,10 +154,23 @@ async def _play(
             sent_at = None
         view = msg["view"]
         if view["phase"] == "over":
-            kind = "next_hand" if not msg["table"]["match"]["over"] else "new_match"
-            await ws.send(json.dumps({"type": kind}))
+            if not msg["table"]["match"]["over"]:
+                # once a hand, as the page's button (online: this player is ready for the next;
+                # the others' readiness comes as states of the same finished hand)
+                if ready_for != view["hand_number"]:
+                    ready_for = view["hand_number"]
+                    await ws.send('{"type":"next_hand"}')
+            elif msg["table"]["mode"] != "online":  # an online match over: its players leave
+                await ws.send('{"type":"new_match"}')
             continue
-        if view["seat"] is not None and view["turn"] == view["seat"] and view["legal"]:
+        # one action at a time, as the page sends: a state of the version acted on (another
+        # player's presence or readiness) waits for the action's answer
+        if (
+            view["seat"] is not None
+            and view["turn"] == view["seat"]
+            and view["legal"]
+            and msg["version"] > sent_version
+        ):
             if think > 0:
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             if time.time() >= until:
@@ -184,6 +199,65 @@ async def _human(
         received = getattr(e, "rcvd", None)  # a closed socket: with the server's close code
         code = getattr(received, "code", None)
         _count_error(out, type(e).__name__ if code is None else f"{type(e).__name__}:{code}")
+
+
+async def _lobby_until(ws: Any, kind: str) -> dict[str, Any]:
+    """The next lobby message of type ``kind`` (an error message fails the set-up)."""
+    while True:
+        msg = _loads(await ws.recv())
+        if msg["type"] == "error":
+            raise RuntimeError(f"lobby: {msg['code']}: {msg.get('message')}")
+        if msg["type"] == kind:
+            return dict(msg)
+
+
+async def _room_match(
+    lobby_urls: list[str], cookies: list[str], difficulty: str, preset: str, target: int
+) -> str:
+    """One online table as its players make it: the first browser opens a private room, the
+    others join it by its code, the host seats computer players in the rest and starts the
+    match; returns the table every browser is sent."""
+    from websockets.asyncio.client import connect
+
+    async with contextlib.AsyncExitStack() as stack:
+        socks = [
+            await stack.enter_async_context(connect(url, additional_headers={"Cookie": cookie}))
+            for url, cookie in zip(lobby_urls, cookies, strict=True)
+        ]
+        for ws in socks:
+            await _lobby_until(ws, "lobby")
+        host = socks[0]
+        await host.send(json.dumps({"type": "room_create", "preset": preset, "target": target}))
+        room = (await _lobby_until(host, "room"))["room"]
+        for ws in socks[1:]:
+            await ws.send(json.dumps({"type": "room_join", "code": room["code"]}))
+            await _lobby_until(ws, "room")
+        for seat in range(len(socks), room["players"]):
+            await host.send(json.dumps({"type": "room_bot", "seat": seat, "level": difficulty}))
+        await host.send('{"type":"room_start"}')
+        tables = {str((await _lobby_until(ws, "match"))["table"]) for ws in socks}
+    if len(tables) != 1:
+        raise RuntimeError(f"the room's players were sent different tables: {sorted(tables)}")
+    return tables.pop()
+
+
+def online_tables(
+    nodes: list[ServerProcess], groups: list[list[str]], difficulty: str, rng: random.Random
+) -> list[str]:
+    """The online tables of ``groups`` (each the session cookies of one table's people), made
+    through the lobby as browsers make them (a few rooms at a time)."""
+
+    async def main() -> list[str]:
+        gate = asyncio.Semaphore(16)
+
+        async def one(cookies: list[str]) -> str:
+            async with gate:
+                urls = [rng.choice(nodes).url.replace("http://", "ws://") + "/ws/lobby" for _ in cookies]
+                return await _room_match(urls, cookies, difficulty, "classic", 5000)
+
+        return list(await asyncio.gather(*(one(g) for g in groups)))
+
+    return asyncio.run(main())
 
 
 def _client_process(
@@ -308,24 +382,33 @@ def run_load(
     difficulty: str = "normal",
     client_nice: int = 10,
     warmup: float = 0.0,
+    humans: int = 1,
 ) -> dict[str, Any]:
     nodes = servers if isinstance(servers, list) else [servers]
     rng = random.Random(seed)
     rss_idle = sum(s.rss_mb() for s in nodes)
-    cookies = [nodes[i % len(nodes)].session() for i in range(tables)]
-    ids = [
-        nodes[i % len(nodes)].post(
-            "/api/tables", {"mode": "computer", "preset": "classic", "difficulty": difficulty}, c
-        )["table"]
-        for i, c in enumerate(cookies)
-    ]
+    if humans == 1:  # a table against the computer, made by its page's POST
+        cookies = [nodes[i % len(nodes)].session() for i in range(tables)]
+        seated = [
+            (
+                nodes[i % len(nodes)].post(
+                    "/api/tables", {"mode": "computer", "preset": "classic", "difficulty": difficulty}, c
+                )["table"],
+                c,
+            )
+            for i, c in enumerate(cookies)
+        ]
+    else:  # an online table: each of its people a session and a socket of their own
+        groups = [[nodes[(i + k) % len(nodes)].session() for k in range(humans)] for i in range(tables)]
+        ids = online_tables(nodes, groups, difficulty, rng)
+        seated = [(t, c) for t, group in zip(ids, groups, strict=True) for c in group]
     # a browser reaches any node (no sticky sessions)
-    urls = [rng.choice(nodes).url.replace("http://", "ws://") for _ in ids]
+    urls = [rng.choice(nodes).url.replace("http://", "ws://") for _ in seated]
     jobs = [
         # opened as the page opens it: the hand's history arrives as new events only, and each
         # state as the entries that changed
         (f"{ws}/ws/tables/{t}?history=delta&state=patch", c, rng.random())
-        for t, c, ws in zip(ids, cookies, urls, strict=True)
+        for (t, c), ws in zip(seated, urls, strict=True)
     ]
     clients = max(1, min(clients, tables))
     shares = [jobs[k::clients] for k in range(clients)]
@@ -375,6 +458,7 @@ def run_load(
     client_cpu = sum(r["cpu_s"] for r in results)
     return {
         "tables": tables,
+        "humans_per_table": humans,
         "nodes": len(nodes),
         "think_s": think,
         "warmup_s": warmup,
@@ -428,8 +512,15 @@ def main(argv: list[str] | None = None) -> int:
         "--warmup", type=float, default=0.0,
         help="seconds the browsers play before the counted window (their sockets connect then)",
     )
+    p.add_argument(
+        "--humans", type=int, default=1,
+        help="people per table: 1 plays the computer (3 computer seats); 2-4 meet online "
+        "through a private room, the rest computer seats",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if not 1 <= args.humans <= 4:
+        p.error("--humans 1..4")
     if not 1 <= args.nodes <= 8:
         p.error("--nodes 1..8")
     if args.nodes > 1 and (not args.redis or not (args.db or "").startswith("postgres")):
@@ -463,6 +554,7 @@ def main(argv: list[str] | None = None) -> int:
                 difficulty=args.difficulty,
                 client_nice=args.client_nice,
                 warmup=args.warmup,
+                humans=args.humans,
             )
         finally:
             for server in servers:
