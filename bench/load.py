@@ -1,7 +1,7 @@
 """Load probe: many four-player tables, a scripted human at each, Normal computer seats.
 
     python bench/load.py --tables N --think SECONDS [--seconds 30] [--db URL]
-                         [--nodes K --redis URL] [--json]
+                         [--nodes K --redis URL] [--humans K] [--json]
 
 Starts one server (uvicorn, the production limits except the per-address ones, since every
 simulated browser here shares 127.0.0.1) on 127.0.0.1 with a temporary SQLite file unless
@@ -37,6 +37,17 @@ URL) and one Redis (``--redis``): each table is created through node ``i % K`` a
 connects to a node drawn at random, as behind a load balancer with no sticky sessions. Since 6
 Dec 2026 (fifth session) a table made through the API runs on the node its first socket
 reaches, so these sockets are no longer forwarded (before, about (K-1)/K of them were).
+
+``--humans K`` (1 by default) sets the people per table. With 1, each table is a match against
+the computer made by its page's ``POST /api/tables`` (three computer seats, which move at the
+server's floor, ``--bot-delay-ms``). With 2 to 4, each table is an online match its people make
+as browsers do: one opens a private room on the lobby socket, the others join it by its code,
+the host seats computer players in the other seats (which move at the server's online pace)
+and starts it; every person has a session and a table socket of their own, and every change is
+sent to each of them. ``humans_per_table`` in the JSON says which; ``actions_per_s`` counts every
+person's actions. With no think time and few tables, an online table plays faster than the
+per-socket message limit allows (10 a second), and its sockets are closed with 1008: use enough
+tables that each one's people act about once a second.
 
 ``--warmup W`` lets the browsers connect and play for W seconds before the counted window of
 ``--seconds`` begins (``warmup_s`` in the JSON; 0 by default, as before); errors count from
