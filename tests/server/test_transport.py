@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -145,3 +147,90 @@ def test_the_served_socket_compresses_only_its_large_messages(server: Any) -> No
     assert sum(1 for _, n in seen if n < COMPRESS_FROM) >= 5, seen
     assert seen[-1][1] >= COMPRESS_FROM, seen  # the synced state
     assert all(rsv1 is (n >= COMPRESS_FROM) for rsv1, n in seen), seen
+
+
+# ---------------------------------------------------------------------- the headers' deadline
+
+HEADER_SERVER = """
+import sys
+from canasta.server import run
+run(host="127.0.0.1", port=int(sys.argv[2]), db=sys.argv[1], access_log=False, header_seconds=1.0)
+"""
+
+
+@pytest.fixture
+def strict_server(tmp_path: Path) -> Iterator[Any]:
+    s = flood.ServerProcess(str(tmp_path / "headers.sqlite3"), HEADER_SERVER)
+    s.start()
+    yield s
+    s.stop()
+
+
+def _closed_within(sock: socket.socket, seconds: float, drip: bytes = b"") -> float | None:
+    """How long until the server closes ``sock`` (None: still open after ``seconds``), while
+    ``drip`` is sent a byte every 0.2 s."""
+    start = time.monotonic()
+    sock.settimeout(0.2)
+    while time.monotonic() - start < seconds:
+        if drip:
+            try:
+                sock.sendall(drip[:1])
+            except OSError:  # closed meanwhile
+                return time.monotonic() - start
+            drip = drip[1:]
+        try:
+            if sock.recv(1024) == b"":
+                return time.monotonic() - start
+        except TimeoutError:
+            continue
+        except OSError:
+            return time.monotonic() - start
+    return None
+
+
+def test_a_silent_connection_and_one_sending_its_headers_slowly_are_closed(strict_server: Any) -> None:
+    with socket.create_connection(("127.0.0.1", strict_server.port)) as silent:
+        closed = _closed_within(silent, 5.0)
+        assert closed is not None and 0.8 <= closed < 3.0, closed
+    with socket.create_connection(("127.0.0.1", strict_server.port)) as slow:
+        slow.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        closed = _closed_within(slow, 5.0, drip=b"X-Slow: " + b"a" * 100)
+        assert closed is not None and closed < 3.0, closed
+
+
+def _get(sock: socket.socket, path: str) -> bytes:
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    sock.settimeout(5)
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sock.recv(4096)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+    while len(body) < length:
+        body += sock.recv(4096)
+    return head.split(b"\r\n")[0]
+
+
+def test_requests_in_time_and_open_websockets_are_not_cut(strict_server: Any) -> None:
+    with socket.create_connection(("127.0.0.1", strict_server.port)) as sock:
+        time.sleep(0.5)
+        assert _get(sock, "/healthz").endswith(b"200 OK")
+        # kept alive past the deadline counted from the opening: a later request has its own
+        time.sleep(1.5)
+        assert _get(sock, "/healthz").endswith(b"200 OK")
+    cookie = strict_server.session()
+    table = strict_server.post("/api/tables", {"mode": "computer", "preset": "classic"}, cookie)["table"]
+
+    async def idle_then_sync() -> dict[str, Any]:
+        from websockets.asyncio.client import connect
+
+        url = strict_server.url.replace("http://", "ws://") + f"/ws/tables/{table}"
+        async with connect(url, additional_headers={"Cookie": cookie}) as ws:
+            await asyncio.sleep(2.0)  # twice the deadline, idle
+            await ws.send('{"type":"sync"}')
+            while True:
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if msg["type"] == "state" and msg["change"] == "sync":
+                    return dict(msg)
+
+    assert asyncio.run(idle_then_sync())["table"]["id"] == table

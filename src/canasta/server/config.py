@@ -63,6 +63,10 @@ class ServerConfig:
     sockets_per_address: int = 64
     #: sockets one client address may open per minute (each one is sent a full state)
     socket_opens_per_minute_per_address: int = 120
+    #: seconds a connection has to send a request's headers, from its opening (or from the
+    #: first byte of a later request on a kept-alive connection); a client silent or slower
+    #: than that is disconnected, so half-sent requests cannot hold the server's connections
+    header_seconds: float = 10.0
 
     # tables
     #: tables one session may create per minute, and one client address

@@ -11,6 +11,11 @@ on connect, the end of a hand, a replay, the lobby's lists) is still compressed;
 goes as it is. RFC 7692 lets a sender choose per message (the first frame's RSV1 bit says which),
 so every client decodes both.
 
+Every HTTP connection also has a deadline for its request's headers
+(:class:`HeaderDeadlineProtocol`): uvicorn itself waits without limit for a connection that
+sends nothing, or its headers a byte at a time, so a host could hold thousands of connections
+(file descriptors) with half-sent requests.
+
 It also gives the socket's writer a direct way to send a text message (:data:`SEND_NOW`, an
 ASGI scope extension): a socket that is open and not paused by flow control is written at
 once, without going through Starlette's send and its middleware's wrappers; otherwise the
@@ -21,9 +26,11 @@ writer sends the usual way (which waits for the socket to drain, or fails when i
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 from websockets.extensions.base import Extension, ServerExtensionFactory
@@ -116,6 +123,47 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         return True
 
 
-def uvicorn_options() -> dict[str, Any]:
-    """The websocket settings every server process passes to uvicorn."""
-    return {"ws": WebSocketProtocol, "ws_max_size": MAX_MESSAGE_BYTES}
+class HeaderDeadlineProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP protocol (httptools) with a deadline for each request's headers: from
+    the connection's opening for its first request, from a later request's first byte on a
+    kept-alive connection (uvicorn's keep-alive timeout covers the wait before that byte). A
+    request whose headers are not all there by then has its connection closed; a websocket's
+    handshake is a request like any other, its socket unaffected once open."""
+
+    #: seconds for the headers (:attr:`ServerConfig.header_seconds`, set by :func:`uvicorn_options`)
+    header_seconds: float = 10.0
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self._header_timer is None:
+            self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
+
+    def on_headers_complete(self) -> None:
+        self._stop_header_timer()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_header_timer()
+        super().connection_lost(exc)
+
+    def _stop_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_late(self) -> None:
+        self._header_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
+def uvicorn_options(header_seconds: float = HeaderDeadlineProtocol.header_seconds) -> dict[str, Any]:
+    """The HTTP and websocket settings every server process passes to uvicorn:
+    ``header_seconds``, the deadline for a request's headers."""
+    http = type("HeaderDeadline", (HeaderDeadlineProtocol,), {"header_seconds": header_seconds})
+    return {"http": http, "ws": WebSocketProtocol, "ws_max_size": MAX_MESSAGE_BYTES}
