@@ -511,7 +511,11 @@ class Table(Seating, Handlers, Online):
         return self._as_held(conn, self._whole_state(conn, change))
 
     def _whole_state(
-        self, conn: Conn | None, change: str, audience: tuple[int | None, bool, bool] | None = None
+        self,
+        conn: Conn | None,
+        change: str,
+        audience: tuple[int | None, bool, bool] | None = None,
+        shared: dict[str, Any] | None = None,
     ) -> _State:
         """A full redraw for one recipient, built from that recipient's view only (its
         history's events encoded once each: see :meth:`_history_json`), numbered ``sid``.
@@ -519,7 +523,9 @@ class Table(Seating, Handlers, Online):
         A socket that keeps the history (``conn.history_delta``) is sent only the events past
         those it holds, with ``history_from`` saying where they start (0: the whole history),
         and its mark moves on. ``audience``: the seat it sees, whether it may undo and whether
-        it only watches, when the caller knows them already."""
+        it only watches, when the caller knows them already; ``shared``: the table's part of
+        this change's states as :meth:`_info` gives it, built once for all audiences (only
+        those three entries differ)."""
         seat, can_undo, watching = (
             (self.view_seat(conn), self._can_undo(conn), self.watches(conn))
             if audience is None
@@ -538,7 +544,9 @@ class Table(Seating, Handlers, Online):
             "version": self.version,
             "change": change,
             "sid": self._sids,
-            "table": self._info(seat, can_undo, watching),
+            "table": self._info(seat, can_undo, watching)
+            if shared is None
+            else {**shared, "seat": seat, "can_undo": can_undo, "watching": watching},
             "event": Raw(history[-1]) if change == "action" and history else None,
         }
         return _State(head, view, entries)
@@ -602,6 +610,7 @@ class Table(Seating, Handlers, Online):
         whose message is being handled gets its request id on its own copy."""
         wholes: dict[_Audience, tuple[_State, tuple[int, int] | None]] = {}
         texts: dict[tuple[_Audience, bool, int | None], tuple[dict[str, Any], str]] = {}
+        shared: dict[str, Any] | None = None  # the table's part, built once for several sockets
         for conn in self.conns:
             audience = (
                 self.view_seat(conn),
@@ -611,8 +620,10 @@ class Table(Seating, Handlers, Online):
             )
             whole = wholes.get(audience)
             if whole is None:
+                if shared is None and len(self.conns) > 1:
+                    shared = self._info(None, False, False)
                 whole = wholes[audience] = (
-                    self._whole_state(conn, change, audience[:3]),
+                    self._whole_state(conn, change, audience[:3], shared),
                     conn.history_mark,
                 )
             else:  # the same state: the socket now holds the history the first one holds
