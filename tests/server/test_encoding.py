@@ -55,6 +55,10 @@ def _allocated_per_object(objects: list[Any]) -> float:
     return float(stat.size / stat.count)
 
 
+_TRACING = pytest.mark.skipif(tracemalloc.is_tracing(), reason="tracemalloc is already tracing")
+
+
+@_TRACING
 def test_kept_json_takes_its_own_length() -> None:
     event = {"seat": 2, "action": "discard 7H", "drawn": [], "ndrawn": 0, "red_threes": []}
     tracemalloc.start(1)
@@ -66,6 +70,7 @@ def test_kept_json_takes_its_own_length() -> None:
     assert allocated < 4 * len(kept[0])
 
 
+@_TRACING
 def test_a_tables_history_keeps_each_event_at_its_own_length(sqlite_url: str) -> None:
     """The table keeps each event of the hand as JSON for each recipient seat (encoded once):
     each kept text takes about its length, not the 4 KB orjson reserves for any output (at

@@ -202,13 +202,30 @@ def _get(sock: socket.socket, path: str) -> bytes:
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
     sock.settimeout(5)
     answer = b""
+
+    def more() -> bytes:
+        got = sock.recv(4096)
+        assert got, "the server closed the connection"
+        return got
+
     while b"\r\n\r\n" not in answer:
-        answer += sock.recv(4096)
+        answer += more()
     head, _, body = answer.partition(b"\r\n\r\n")
     length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
     while len(body) < length:
-        body += sock.recv(4096)
+        body += more()
     return head.split(b"\r\n")[0]
+
+
+def test_a_kept_alive_connection_has_the_deadline_again_after_each_answer(strict_server: Any) -> None:
+    # stray line ends after an answer (which begin no request) and a next request's headers
+    # sent slowly are both cut, as a first request's are
+    for after in (b"\r\n", b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"):
+        with socket.create_connection(("127.0.0.1", strict_server.port)) as sock:
+            assert _get(sock, "/healthz").endswith(b"200 OK")
+            sock.sendall(after)
+            closed = _closed_within(sock, 5.0)
+            assert closed is not None and closed < 3.0, (after, closed)
 
 
 def test_requests_in_time_and_open_websockets_are_not_cut(strict_server: Any) -> None:

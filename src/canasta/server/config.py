@@ -64,8 +64,9 @@ class ServerConfig:
     #: sockets one client address may open per minute (each one is sent a full state)
     socket_opens_per_minute_per_address: int = 120
     #: seconds a connection has to send a request's headers, from its opening (or from the
-    #: first byte of a later request on a kept-alive connection); a client silent or slower
-    #: than that is disconnected, so half-sent requests cannot hold the server's connections
+    #: first byte after a response on a kept-alive connection); a client silent or slower than
+    #: that is disconnected, so half-sent headers cannot hold the server's connections (a
+    #: request's body is not timed: a reverse proxy's body timeout bounds it)
     header_seconds: float = 10.0
 
     # tables

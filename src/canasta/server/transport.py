@@ -125,10 +125,11 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
 class HeaderDeadlineProtocol(HttpToolsProtocol):
     """uvicorn's HTTP protocol (httptools) with a deadline for each request's headers: from
-    the connection's opening for its first request, from a later request's first byte on a
-    kept-alive connection (uvicorn's keep-alive timeout covers the wait before that byte). A
+    the connection's opening for its first request, from the first byte after a response on
+    a kept-alive connection (uvicorn's keep-alive timeout covers the wait before that byte). A
     request whose headers are not all there by then has its connection closed; a websocket's
-    handshake is a request like any other, its socket unaffected once open."""
+    handshake is a request like any other, its socket unaffected once open. Only the headers:
+    a request's body may come slowly (a reverse proxy's body timeout bounds that)."""
 
     #: seconds for the headers (:attr:`ServerConfig.header_seconds`, set by :func:`uvicorn_options`)
     header_seconds: float = 10.0
@@ -137,6 +138,14 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
+
+    def data_received(self, data: bytes) -> None:
+        # bytes after a finished response (the next request's, or stray line ends the parser
+        # takes without beginning a request) stop uvicorn's keep-alive timer: the deadline
+        # starts instead
+        if self._header_timer is None and (self.cycle is None or self.cycle.response_complete):
+            self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
+        super().data_received(data)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
