@@ -47,7 +47,9 @@ and starts it; every person has a session and a table socket of their own, and e
 sent to each of them. ``humans_per_table`` in the JSON says which; ``actions_per_s`` counts every
 person's actions. With no think time and few tables, an online table plays faster than the
 per-socket message limit allows (10 a second), and its sockets are closed with 1008: use enough
-tables that each one's people act about once a second.
+tables that each one's people act about once a second. The rooms are all made before the
+browsers connect (``setup_s`` in the JSON), and a match's clocks run from its start: when that
+takes more than a person's grace to connect (20 s), the server plays the first seats for them.
 
 ``--warmup W`` lets the browsers connect and play for W seconds before the counted window of
 ``--seconds`` begins (``warmup_s`` in the JSON; 0 by default, as before); errors count from
@@ -144,6 +146,8 @@ async def _play(
         if msg["type"] == "error":
             if msg["code"] != "stale_version":
                 _count_error(out, msg["code"])
+                ready_for = None
+                await ws.send('{"type":"sync"}')  # the state again, to act on
             sent_at = None
             sent_version = -1  # the next state may be acted on again
             continue
@@ -172,6 +176,7 @@ async def _play(
                     ready_for = view["hand_number"]
                     await ws.send('{"type":"next_hand"}')
             elif msg["table"]["mode"] != "online":  # an online match over: its players leave
+                ready_for = None
                 await ws.send('{"type":"new_match"}')
             continue
         # one action at a time, as the page sends: a state of the version acted on (another
@@ -262,7 +267,7 @@ def online_tables(
         gate = asyncio.Semaphore(16)
 
         async def one(cookies: list[str]) -> str:
-            async with gate:
+            async with gate, asyncio.timeout(60):  # a bounded probe: a room never made fails it
                 urls = [rng.choice(nodes).url.replace("http://", "ws://") + "/ws/lobby" for _ in cookies]
                 return await _room_match(urls, cookies, difficulty, "classic", 5000)
 
@@ -398,6 +403,7 @@ def run_load(
     nodes = servers if isinstance(servers, list) else [servers]
     rng = random.Random(seed)
     rss_idle = sum(s.rss_mb() for s in nodes)
+    made = time.time()
     if humans == 1:  # a table against the computer, made by its page's POST
         cookies = [nodes[i % len(nodes)].session() for i in range(tables)]
         seated = [
@@ -473,6 +479,9 @@ def run_load(
         "nodes": len(nodes),
         "think_s": think,
         "warmup_s": warmup,
+        # from the first table made to the browsers' start: an online match's clocks (a
+        # person's 20 s of grace to connect) run from its start in this time
+        "setup_s": round(start - made, 1),
         "seconds": round(elapsed, 1),
         "human_actions": actions,
         "actions_per_s": round(actions / elapsed, 1),

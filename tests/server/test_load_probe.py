@@ -17,7 +17,7 @@ PROBE = Path(__file__).resolve().parents[2] / "bench" / "load.py"
 
 def _probe(*args: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, str(PROBE), "--seconds", "3", "--clients", "1", "--json", *args],
+        [sys.executable, str(PROBE), "--seconds", "6", "--clients", "1", "--client-nice", "0", "--json", *args],
         capture_output=True,
         text=True,
         timeout=180,
