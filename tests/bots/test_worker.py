@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import subprocess
 import sys
 
@@ -58,6 +59,51 @@ def _play(preset: str, level: str, seed: int, *, worker: Worker, table: str = "t
 def test_the_worker_chooses_what_the_player_chooses_in_the_server_process(preset: str, level: str) -> None:
     worker = Worker()
     assert _play(preset, level, 11, worker=worker) > 50
+    assert len(worker) == 1
+
+
+@pytest.mark.parametrize("preset", ["classic", "three-player"])
+def test_moves_played_on_for_are_the_moves_each_seat_would_choose_asked_alone(preset: str) -> None:
+    """A request with ``ahead`` answers the moves after its own while the computer seats it
+    names are to move: each the move that seat's player chooses when asked alone (a forced
+    move as it is), up to a person's turn, the hand's end or ``ahead``; the copy stays where
+    the request left it."""
+    game = FairGame(Settings.preset(preset), secret=f"{3:064x}")
+    n = game.settings.players
+    people = {0}
+    computers = {str(s): ["normal", 40 + s] for s in range(n) if s not in people}
+    alone = {s: make_player("normal", seed=40 + s) for s in range(n) if s not in people}
+    worker, rng, checked, record, sent = Worker(), random.Random(8), 0, True, 0
+    while not game.state.is_over:
+        st = game.state
+        legal = st.legal_actions()
+        if st.turn in people or len(legal) == 1:
+            game.apply(legal[0] if st.turn not in people else rng.choice(legal))
+            continue
+        request: dict[str, object] = {
+            "id": 1, "table": "t", "seat": st.turn, "level": "normal", "seed": 40 + st.turn,
+            "at": [1, len(game.hands[-1].actions)], "ahead": 5, "computers": computers,
+        }
+        if record:
+            request["record"], request["actions"], record = json.loads(json.dumps(game.to_record())), [], False
+        else:
+            request["actions"] = [action_to_text(a) for a in game.hands[-1].actions[sent:]]
+        sent = len(game.hands[-1].actions)
+        answer = worker.handle(request)
+        assert answer is not None and "error" not in answer, answer
+        # what each seat chooses asked alone, move after move, on the table's own game
+        expected = []
+        for _ in range(1 + 5):
+            s = game.state
+            if s.is_over or s.turn in people:
+                break
+            moves = s.legal_actions()
+            move = moves[0] if len(moves) == 1 else alone[s.turn].choose(s.view(s.turn, moves))
+            expected.append(action_to_text(move))
+            game.apply(move)
+        assert [answer["action"], *answer.get("then", [])] == expected
+        checked += len(expected)
+    assert checked > 20
     assert len(worker) == 1
 
 

@@ -24,12 +24,20 @@ the last one for that table:
 - ``seat``, ``level``, ``seed``: the seat to move and the computer player that plays it
   (:func:`canasta.bots.make_player`); a table's player is made once and kept, as a server
   keeps it, so it remembers the hand as it would there.
+- ``ahead`` and ``computers`` (optional): after its move, play on for up to ``ahead`` moves
+  while the seat to move is one of ``computers`` (``{"2": ["normal", 7], ...}``: seat, level
+  and seed of each quick computer seat), on a copy of the position, and answer those moves too
+  (``then``). Each is chosen exactly as its own request would choose it (a forced move as it
+  is, any other by that seat's player from its view), so a table whose computer seats move
+  one after another asks once instead of once a move. The match's copy stays where the
+  request left it.
 - ``sent`` and ``within`` (optional): when the request was sent (``time.time()``) and the
   seconds the server will wait for its move. Expert then searches for what is left of it
   (never under :data:`LEAST_SEARCH` seconds, never over its own budget), so a worker with a
   queue of searches answers later only by a little and plays more on its guide.
 
-The answer is ``{"id": 7, "action": "discard 7H"}``, or ``{"id": 7, "error": "resync"}`` when
+The answer is ``{"id": 7, "action": "discard 7H"}`` (with ``"then": ["draw", ...]`` when it
+played on), or ``{"id": 7, "error": "resync"}`` when
 the copy is missing or differs from ``at`` (send the record), ``{"id": 7, "error":
 "superseded"}`` when a later request of the same table had arrived with it (only the latest is
 chosen), or ``{"id": 7, "error": "failed", "message": ...}``. ``{"forget": "t1"}`` drops a table's copy and has no answer.
@@ -50,9 +58,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from ..actions import action_from_text, action_to_text
+from ..actions import Action, action_from_text, action_to_text
 from ..fairness import game_from_record
 from ..game import Game
+from ..state import State
 from .common import Player
 from .players import make_player
 from .search import DEFAULT_TIME, ExpertPlayer
@@ -155,7 +164,38 @@ class Worker:
             player.time_budget = max(LEAST_SEARCH, min(DEFAULT_TIME, left))
         legal = state.legal_actions()
         action = player.choose(state.view(seat, legal))
-        return {"action": action_to_text(action)}
+        answer: dict[str, Any] = {"action": action_to_text(action)}
+        ahead = int(request.get("ahead", 0))
+        if ahead > 0:
+            then = self._ahead(copy, state, action, ahead, request.get("computers") or {})
+            if then:
+                answer["then"] = then
+        return answer
+
+    @staticmethod
+    def _ahead(copy: _Copy, state: State, action: Action, ahead: int, computers: dict[str, Any]) -> list[str]:
+        """The moves after ``action`` while computer seats of ``computers`` are to move (at
+        most ``ahead``, none past the hand's end), chosen as their own requests would be."""
+        seats = {int(s): (str(level), int(seed)) for s, (level, seed) in computers.items()}
+        position = state.copy()
+        position.apply(action)
+        then: list[str] = []
+        while len(then) < ahead and not position.is_over and position.turn in seats:
+            seat = position.turn
+            legal = position.legal_actions()
+            level, seed = seats[seat]
+            if level not in QUICK_LEVELS:
+                break  # a search is asked for on its own, with its own time
+            if len(legal) == 1:  # forced: the table plays it without asking, so does this
+                move = legal[0]
+            else:
+                player = copy.players.get((seat, level, seed))
+                if player is None:
+                    player = copy.players[(seat, level, seed)] = make_player(level, seed=seed)
+                move = player.choose(position.view(seat, legal))
+            then.append(action_to_text(move))
+            position.apply(move)
+        return then
 
 
 def _arrived(source: IO[bytes]) -> bool:

@@ -44,7 +44,8 @@ class Metrics:
         self.computer_moves = Counter(
             "canasta_computer_moves",
             "Computer seats' moves, by how they were chosen: forced (one legal action), worker "
-            "(a worker process), loop (this process), first_legal (the player failed)",
+            "(a worker process; the moves of a worker's run too, forced or not), loop (this "
+            "process), first_legal (the player failed)",
             ["how"],
             registry=self.registry,
         )

@@ -74,6 +74,10 @@ SEARCH_SECONDS = DEFAULT_TIME
 #: choosing without it
 WORKER_MARGIN = 2.0
 
+#: moves a worker plays on for after the one asked for, while quick computer seats are to move
+#: (the table then asks once for the computer seats' run, not once a move)
+PLAN_AHEAD = 16
+
 #: a new record snapshot at least this often (actions), besides every finished hand
 SNAPSHOT_EVERY = 500
 
@@ -252,7 +256,16 @@ class Table(Seating, Handlers, Online):
         #: the computer move asked for at schedule time: (the position, its legal actions, the
         #: worker's answer to come or None when the move is forced); a change that leaves the
         #: position as it was (pause, resume, settings ...) asks nothing again
-        self._thought: tuple[tuple[Any, ...], list[Action], asyncio.Future[dict[str, Any]] | None] | None = None
+        #: the position a computer move was asked for, its legal actions (None for a move of
+        #: the worker's run, not listed: it is checked as it is played) and the answer to come
+        self._thought: (
+            tuple[tuple[Any, ...], list[Action] | None, asyncio.Future[dict[str, Any]] | None] | None
+        ) = None
+        #: the worker's moves still to come after the one it answered: the position the next
+        #: one is for, and the moves in order (dropped as soon as the game goes elsewhere)
+        self._plan: tuple[tuple[Any, ...], list[str]] | None = None
+        #: the moves the last answer played on for (``then``), kept once its move is played
+        self._offered: list[str] = []
         #: stand-ins that choose quickly (Normal, the search's guide) for a searching seat
         #: whose worker is late
         self._quick_players: dict[int, ComputerPlayer] = {}
@@ -1094,6 +1107,13 @@ class Table(Seating, Handlers, Online):
             request["sent"] = time.time()
             request["within"] = self.delay_ms / 1000 + SEARCH_SECONDS
             wait += SEARCH_SECONDS
+        else:  # and the quick computer seats' moves after it, up to a person's turn
+            request["ahead"] = PLAN_AHEAD
+            request["computers"] = {
+                str(s): [info.level or "normal", self._seed(s)]
+                for s, info in enumerate(self.seats)
+                if (info.level or "normal") in _INLINE_LEVELS and self.bot_plays(s)
+            }
         sent = self._mirror
         if (
             sent is not None
@@ -1157,9 +1177,13 @@ class Table(Seating, Handlers, Online):
         text = reply.get("action")
         if isinstance(text, str):
             try:
-                return action_from_text(text), False
+                action = action_from_text(text)
             except Exception:
                 reply = {"error": "failed", "message": f"an unreadable action {text[:80]!r}"}
+            else:
+                then = reply.get("then")
+                self._offered = then if isinstance(then, list) else []
+                return action, False
         self._mirror = None
         log.warning(
             "table %s: computer worker gave no move for seat %d (%s: %s); choosing here",
@@ -1169,6 +1193,23 @@ class Table(Seating, Handlers, Online):
             reply.get("message"),
         )
         return None, reply.get("error") == "late"
+
+    def _planned(self, position: tuple[Any, ...]) -> asyncio.Future[dict[str, Any]] | None:
+        """The worker's next move played on for (an answer already there), when the game is
+        where the worker's run expects it; the run is dropped when the game went elsewhere
+        (a person's move, an undo, a new hand)."""
+        plan = self._plan
+        if plan is None:
+            return None
+        self._plan = None
+        if plan[0] != position:
+            return None
+        text, rest = plan[1][0], plan[1][1:]
+        if rest:
+            self._plan = ((position[0], position[1], position[2] + 1), rest)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        answer.set_result({"action": text})
+        return answer
 
     def _position(self) -> tuple[Any, ...]:
         """What a computer move depends on: the game, its hand and the actions played."""
@@ -1190,8 +1231,12 @@ class Table(Seating, Handlers, Online):
         if self.thinkers is not None:  # the worker thinks while the seat's delay runs
             position = self._position()
             if self._thought is None or self._thought[0] != position:
-                legal = st.legal_actions()
-                self._thought = (position, legal, self._ask_worker(st.turn) if len(legal) > 1 else None)
+                planned = self._planned(position)
+                if planned is not None:  # the worker's run: its move is checked as it is played
+                    self._thought = (position, None, planned)
+                else:
+                    legal = st.legal_actions()
+                    self._thought = (position, legal, self._ask_worker(st.turn) if len(legal) > 1 else None)
         if self.delay_ms <= 0:
             self.queue.put_nowait(item)
         else:
@@ -1217,6 +1262,7 @@ class Table(Seating, Handlers, Online):
         if not self.bot_plays(seat):
             return
         answer = None
+        legal: list[Action] | None
         thought = self._thought
         if thought is not None and thought[0] == self._position():
             self._thought = None
@@ -1224,7 +1270,7 @@ class Table(Seating, Handlers, Online):
         else:
             legal = st.legal_actions()
         how = "forced"
-        if len(legal) == 1:  # a forced move: there is nothing to choose, nor a view to build
+        if legal is not None and len(legal) == 1:  # forced: nothing to choose, nor a view to build
             action = legal[0]
         else:
             if answer is None:
@@ -1235,17 +1281,21 @@ class Table(Seating, Handlers, Online):
             if chosen is not None:
                 action, how = chosen, "worker"
             else:
+                legal = st.legal_actions() if legal is None else legal
                 action, how = await self._choose_here(seat, legal, quick=late)
         try:
             # checked once: a move the core listed for this very position (a forced move, the
             # worker's or this process's choice found in the list) needs no second check, and
-            # the listed object itself is applied (and recorded); any other is checked as the
-            # core applies it
-            try:
-                action, listed = legal[legal.index(action)], True
-            except ValueError:
-                listed = False
+            # the listed object itself is applied (and recorded); any other (a move of the
+            # worker's run among them) is checked as the core applies it
+            listed = False
+            if legal is not None:
+                with contextlib.suppress(ValueError):
+                    action, listed = legal[legal.index(action)], True
             self.game.apply(action, validate=not listed)
+            offered, self._offered = self._offered, []
+            if how == "worker" and offered:  # the moves the worker played on for, from here
+                self._plan = (self._position(), offered)
         except IllegalAction:
             log.error(
                 "table %s: computer seat %d chose an illegal %s (%s)",
@@ -1255,6 +1305,8 @@ class Table(Seating, Handlers, Online):
                 how,
             )
             self._mirror = None
+            self._plan, self._offered = None, []
+            legal = st.legal_actions() if legal is None else legal
             if how == "worker":  # the worker's copy was wrong: this process chooses
                 action, how = await self._choose_here(seat, legal)
             if self.game.state.check(action) is not None:

@@ -6,7 +6,10 @@ and commits. Each table is served by one worker (chosen by its id), which keeps 
 match; a request carries the actions played since the last one (a new hand among them, which
 the copy deals itself; the whole record when the copy may be stale: an undo, a reload, a
 restarted worker), the seat, its level and its seed. The table asks as soon as a computer seat is to move, so the worker thinks while the
-seat's pace delay runs.
+seat's pace delay runs. For a quick seat (Beginner, Normal) the worker also plays on, on a
+copy, while quick computer seats are to move, and answers those moves too (the seats' run up
+to a person's turn): the table plays them one by one at the seats' pace and asks again only
+when the game goes elsewhere or the run ends (``Table._planned``).
 
 The answer is a proposal: the table applies it through the core, which refuses anything
 illegal, and a worker that fails or dies only sends the table back to choosing on the event
