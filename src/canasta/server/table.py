@@ -253,11 +253,10 @@ class Table(Seating, Handlers, Online):
         #: what this table's worker was last sent: (the position, see ``_position``, and the
         #: worker's generation); a request carries only what was played since
         self._mirror: tuple[tuple[Any, ...], int] | None = None
-        #: the computer move asked for at schedule time: (the position, its legal actions, the
+        #: the computer move asked for at schedule time: (the position, its legal actions (None
+        #: for a move of the worker's run: not listed, it is checked as it is played), the
         #: worker's answer to come or None when the move is forced); a change that leaves the
         #: position as it was (pause, resume, settings ...) asks nothing again
-        #: the position a computer move was asked for, its legal actions (None for a move of
-        #: the worker's run, not listed: it is checked as it is played) and the answer to come
         self._thought: (
             tuple[tuple[Any, ...], list[Action] | None, asyncio.Future[dict[str, Any]] | None] | None
         ) = None
