@@ -255,10 +255,12 @@ class Table(Seating, Handlers, Online):
         self._mirror: tuple[tuple[Any, ...], int] | None = None
         #: the computer move asked for at schedule time: (the position, its legal actions (None
         #: for a move of the worker's run: not listed, it is checked as it is played), the
-        #: worker's answer to come or None when the move is forced); a change that leaves the
-        #: position as it was (pause, resume, settings ...) asks nothing again
+        #: worker's answer to come (the move's text for a move of its run) or None when the
+        #: move is forced); a change that leaves the position as it was (pause, resume,
+        #: settings ...) asks nothing again
         self._thought: (
-            tuple[tuple[Any, ...], list[Action] | None, asyncio.Future[dict[str, Any]] | None] | None
+            tuple[tuple[Any, ...], list[Action] | None, asyncio.Future[dict[str, Any]] | str | None]
+            | None
         ) = None
         #: the worker's moves still to come after the one it answered: the position the next
         #: one is for, and the moves in order (dropped as soon as the game goes elsewhere)
@@ -1193,10 +1195,10 @@ class Table(Seating, Handlers, Online):
         )
         return None, reply.get("error") == "late"
 
-    def _planned(self, position: tuple[Any, ...]) -> asyncio.Future[dict[str, Any]] | None:
-        """The worker's next move played on for (an answer already there), when the game is
-        where the worker's run expects it; the run is dropped when the game went elsewhere
-        (a person's move, an undo, a new hand)."""
+    def _planned(self, position: tuple[Any, ...]) -> str | None:
+        """The worker's next move played on for (its text), when the game is where the
+        worker's run expects it; the run is dropped when the game went elsewhere (a person's
+        move, an undo, a new hand)."""
         plan = self._plan
         if plan is None:
             return None
@@ -1206,9 +1208,17 @@ class Table(Seating, Handlers, Online):
         text, rest = plan[1][0], plan[1][1:]
         if rest:
             self._plan = ((position[0], position[1], position[2] + 1), rest)
-        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        answer.set_result({"action": text})
-        return answer
+        return text
+
+    def _run_move(self, text: str) -> Action | None:
+        """A move of the worker's run read (None, and the run dropped, when unreadable: the
+        table then chooses on its own)."""
+        try:
+            return action_from_text(text)
+        except Exception:
+            log.warning("table %s: an unreadable move in the worker's run %r", self.id, text[:80])
+            self._plan = None
+            return None
 
     def _position(self) -> tuple[Any, ...]:
         """What a computer move depends on: the game, its hand and the actions played."""
@@ -1260,8 +1270,9 @@ class Table(Seating, Handlers, Online):
         seat = st.turn
         if not self.bot_plays(seat):
             return
-        answer = None
+        answer: asyncio.Future[dict[str, Any]] | str | None = None
         legal: list[Action] | None
+        self._offered = []  # only this move's answer may offer a run
         thought = self._thought
         if thought is not None and thought[0] == self._position():
             self._thought = None
@@ -1274,7 +1285,13 @@ class Table(Seating, Handlers, Online):
         else:
             if answer is None:
                 answer = self._ask_worker(seat)
-            chosen, late = (None, False) if answer is None else await self._worker_choice(seat, answer)
+            chosen, late = (
+                (self._run_move(answer), False)
+                if isinstance(answer, str)
+                else (None, False)
+                if answer is None
+                else await self._worker_choice(seat, answer)
+            )
             if self.defunct or not self.storage_ok:  # while it waited: the table is given up
                 return
             if chosen is not None:
