@@ -265,8 +265,6 @@ class Table(Seating, Handlers, Online):
         #: the worker's moves still to come after the one it answered: the position the next
         #: one is for, and the moves in order (dropped as soon as the game goes elsewhere)
         self._plan: tuple[tuple[Any, ...], list[str]] | None = None
-        #: the moves the last answer played on for (``then``), kept once its move is played
-        self._offered: list[str] = []
         #: stand-ins that choose quickly (Normal, the search's guide) for a searching seat
         #: whose worker is late
         self._quick_players: dict[int, ComputerPlayer] = {}
@@ -1165,10 +1163,10 @@ class Table(Seating, Handlers, Online):
 
     async def _worker_choice(
         self, seat: int, answer: asyncio.Future[dict[str, Any]]
-    ) -> tuple[Action | None, bool]:
+    ) -> tuple[Action | None, bool, list[str]]:
         """The worker's move, once it answers (asked again with the record when its copy was
-        stale), and whether it was late; no move when it cannot give one: the table then
-        chooses on its own."""
+        stale), whether it was late, and the moves it played on for after it (``then``); no
+        move when it cannot give one: the table then chooses on its own."""
         reply = await answer
         if reply.get("error") == "resync":
             self._mirror = None
@@ -1183,8 +1181,7 @@ class Table(Seating, Handlers, Online):
                 reply = {"error": "failed", "message": f"an unreadable action {text[:80]!r}"}
             else:
                 then = reply.get("then")
-                self._offered = then if isinstance(then, list) else []
-                return action, False
+                return action, False, then if isinstance(then, list) else []
         self._mirror = None
         log.warning(
             "table %s: computer worker gave no move for seat %d (%s: %s); choosing here",
@@ -1193,7 +1190,7 @@ class Table(Seating, Handlers, Online):
             reply.get("error"),
             reply.get("message"),
         )
-        return None, reply.get("error") == "late"
+        return None, reply.get("error") == "late", []
 
     def _planned(self, position: tuple[Any, ...]) -> str | None:
         """The worker's next move played on for (its text), when the game is where the
@@ -1272,7 +1269,6 @@ class Table(Seating, Handlers, Online):
             return
         answer: asyncio.Future[dict[str, Any]] | str | None = None
         legal: list[Action] | None
-        self._offered = []  # only this move's answer may offer a run
         thought = self._thought
         if thought is not None and thought[0] == self._position():
             self._thought = None
@@ -1280,18 +1276,17 @@ class Table(Seating, Handlers, Online):
         else:
             legal = st.legal_actions()
         how = "forced"
+        offered: list[str] = []  # the moves the worker played on for after this one
         if legal is not None and len(legal) == 1:  # forced: nothing to choose, nor a view to build
             action = legal[0]
         else:
             if answer is None:
                 answer = self._ask_worker(seat)
-            chosen, late = (
-                (self._run_move(answer), False)
-                if isinstance(answer, str)
-                else (None, False)
-                if answer is None
-                else await self._worker_choice(seat, answer)
-            )
+            chosen, late = None, False
+            if isinstance(answer, str):  # a move of the worker's run
+                chosen = self._run_move(answer)
+            elif answer is not None:
+                chosen, late, offered = await self._worker_choice(seat, answer)
             if self.defunct or not self.storage_ok:  # while it waited: the table is given up
                 return
             if chosen is not None:
@@ -1309,7 +1304,6 @@ class Table(Seating, Handlers, Online):
                 with contextlib.suppress(ValueError):
                     action, listed = legal[legal.index(action)], True
             self.game.apply(action, validate=not listed)
-            offered, self._offered = self._offered, []
             if how == "worker" and offered:  # the moves the worker played on for, from here
                 self._plan = (self._position(), offered)
         except IllegalAction:
@@ -1321,7 +1315,7 @@ class Table(Seating, Handlers, Online):
                 how,
             )
             self._mirror = None
-            self._plan, self._offered = None, []
+            self._plan = None
             legal = st.legal_actions() if legal is None else legal
             if how == "worker":  # the worker's copy was wrong: this process chooses
                 action, how = await self._choose_here(seat, legal)
