@@ -6,7 +6,10 @@ import asyncio
 
 import pytest
 
+from canasta.server.conn import Conn
 from canasta.server.mailbox import Mailbox
+from canasta.server.sockets import write_frames
+from canasta.server.transport import SEND_NOW
 
 
 def test_items_come_out_in_order_within_the_bound() -> None:
@@ -58,3 +61,52 @@ async def test_a_second_reader_is_refused() -> None:
         await box.get()
     box.put_nowait(1)
     assert await first == 1
+
+
+class _Socket:
+    """A websocket as ``write_frames`` uses it: the server's direct send (which takes a
+    message only while ``open``) and ASGI's, which waits until ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.open = True
+        self.sent: list[tuple[str, str]] = []
+        self.release = asyncio.Event()
+        self.scope = {"extensions": {SEND_NOW: self.send_now}}
+
+    def send_now(self, text: str) -> bool:
+        if self.open:
+            self.sent.append(("now", text))
+        return self.open
+
+    async def send_text(self, text: str) -> None:
+        await self.release.wait()
+        self.sent.append(("asgi", text))
+
+
+@pytest.mark.asyncio
+async def test_a_connection_writes_at_once_only_while_its_writer_waits_and_keeps_the_order() -> None:
+    """A message is written at once by ``Conn.send`` when the socket's writer waits for one;
+    one the socket cannot take now goes to the writer, and what is sent while the writer holds
+    a message queues behind it: the socket gets every message once, in order."""
+    conn = Conn(account=None, owner=True)
+    socket = _Socket()
+    conn.send({"n": 0})  # before the writer runs: queued
+    writer = asyncio.create_task(write_frames(socket, conn))  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    assert socket.sent == [("now", '{"n":0}')] and conn.send_now is not None
+    conn.send({"n": 1})  # the writer waits: written at once, nothing queued
+    assert socket.sent[-1] == ("now", '{"n":1}') and conn.outbox.empty()
+    socket.open = False  # the socket takes nothing more now: the writer sends through ASGI
+    conn.send({"n": 2})
+    await asyncio.sleep(0)
+    socket.open = True
+    conn.send({"n": 3})  # the writer holds message 2: this one waits behind it
+    conn.send("{\"n\":4}")
+    assert [text for _, text in socket.sent] == ['{"n":0}', '{"n":1}']
+    socket.release.set()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert socket.sent[2:] == [("asgi", '{"n":2}'), ("now", '{"n":3}'), ("now", '{"n":4}')]
+    conn.close()
+    await asyncio.wait_for(writer, 1)
+    assert conn.send_now is None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from ..view import SeatView
 from .config import ServerConfig
+from .encoding import dumps
 from .limits import TokenBucket
 from .mailbox import Mailbox
 
@@ -70,6 +72,10 @@ class Conn:
         #: after a ``sync``
         self.state_patch = False
         self.state_held: tuple[int, SeatView, dict[str, Any]] | None = None
+        #: set by the socket's writer while it runs, when the server can write a message at
+        #: once (``transport.SEND_NOW``): :meth:`send` then writes a message itself whenever
+        #: the writer waits for one, instead of waking the writer for it
+        self.send_now: Callable[[str], bool] | None = None
 
     @staticmethod
     def limits(config: ServerConfig) -> dict[str, Any]:
@@ -93,9 +99,18 @@ class Conn:
         return self.close_code is not None
 
     def send(self, message: dict[str, Any] | str) -> None:
-        """Queue a message (or its JSON text) for this socket; a full outbox drops the socket."""
+        """Send a message (or its JSON text) to this socket: written at once when its writer
+        waits for one (so nothing is queued or being written ahead of it) and the socket takes
+        it, else queued for the writer; a full outbox drops the socket."""
         if self.closed:
             return
+        send_now = self.send_now
+        if send_now is not None and self.outbox.reader_waits:
+            try:
+                if send_now(message if isinstance(message, str) else dumps(message)):
+                    return
+            except Exception:  # the socket broke: queued, its writer finds out and ends
+                pass
         if self.outbox.qsize() >= self.outbox.maxsize - 1:
             self.drop(CLOSE_TRY_AGAIN, "too slow: reconnect")
             return

@@ -37,6 +37,12 @@ class Mailbox(Generic[T]):
     def empty(self) -> bool:
         return not self._items
 
+    @property
+    def reader_waits(self) -> bool:
+        """Whether the reader waits for an item: nothing is queued, and the reader holds none
+        it took before."""
+        return self._waiter is not None
+
     def put_nowait(self, item: T) -> None:
         """Add ``item`` (:class:`asyncio.QueueFull` when ``maxsize`` items wait) and wake the
         reader if it waits."""

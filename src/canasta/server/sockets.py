@@ -54,20 +54,25 @@ async def read_frames(
 
 
 async def write_frames(websocket: WebSocket, conn: Conn) -> None:
-    """Send one connection's messages in order (the only task writing to that socket): at
-    once when the server offers it (``transport.SEND_NOW``) and the socket can take it, else
-    through ASGI."""
+    """Send one connection's messages in order: at once when the server offers it
+    (``transport.SEND_NOW``) and the socket can take it, else through ASGI. While it runs and
+    waits for a message, :meth:`Conn.send` writes one at once itself (the same way): only one
+    of them ever writes, and in the order the messages were sent."""
     send_now = (websocket.scope.get("extensions") or {}).get(SEND_NOW)
-    while True:
-        message = await conn.outbox.get()
-        if message is None:
-            return
-        text = message if isinstance(message, str) else dumps(message)
-        try:
-            if send_now is None or not send_now(text):
-                await websocket.send_text(text)
-        except Exception:
-            return
+    conn.send_now = send_now  # while this writer waits, the connection writes itself
+    try:
+        while True:
+            message = await conn.outbox.get()
+            if message is None:
+                return
+            text = message if isinstance(message, str) else dumps(message)
+            try:
+                if send_now is None or not send_now(text):
+                    await websocket.send_text(text)
+            except Exception:
+                return
+    finally:
+        conn.send_now = None
 
 
 async def run_socket(
