@@ -170,3 +170,50 @@ def test_stats_per_profile_and_reset(db_url: str) -> None:
             "best_streak": 0,
         }
         assert c.get("/api/stats").json() == reset
+
+
+def test_a_change_writes_the_columns_it_changed_and_the_row_holds_the_whole_state(db_url: str) -> None:
+    """Issue 12 (storage): a change updates only the table state's columns that differ from
+    the row's (a move touches the version, not the options); after moves, a pause, the end of
+    a hand and a new one, the row holds exactly the live table's state, column by column."""
+    from canasta.server.db import TableRow
+
+    rng = random.Random(3)
+    with client(db_url) as c:
+        tid = create_table(c, mode="computer", preset="classic", difficulty="beginner", seed=5)
+        table = c.app.state.tables.peek(tid)
+        assert table is not None
+        store = c.app.state.store
+        written: list[tuple[str, ...]] = []
+        append = store.append_change
+
+        async def recording(table_id: str, **kwargs: object) -> None:
+            written.append(tuple(kwargs["values"]))  # type: ignore[arg-type]
+            await append(table_id, **kwargs)  # type: ignore[arg-type]
+
+        store.append_change = recording
+
+        async def row() -> dict[str, object]:
+            async with store.sessions() as s:
+                stored = await s.get(TableRow, tid, populate_existing=True)
+                assert stored is not None
+                return {k: getattr(stored, k) for k in table._state_values()}
+
+        with c.websocket_connect(f"/ws/tables/{tid}") as ws:
+            play_turns(ws, 6, rng)
+            assert c.portal.call(row) == table._state_values()
+            send(ws, type="pause")
+            receive(ws)
+            assert c.portal.call(row) == table._state_values() and table.paused
+            send(ws, type="resume")
+            resumed = receive(ws)
+            assert my_turn(resumed) and not table.paused
+            send(ws, type="action", version=resumed["version"], action=pick(resumed["view"]["legal"], rng))
+            over = play_to_the_end(ws, rng, until=lambda m: m["view"]["phase"] == "over")
+            assert c.portal.call(row) == table._state_values() and table.status == "hand_over"
+            send(ws, type="next_hand", version=over["version"])
+            receive_until(ws, my_turn)  # the computer seats wait for the person now
+            assert c.portal.call(row) == table._state_values() and table.hands_counted == 1
+        # most changes are moves, which touch the version only; none touched the options
+        assert written.count(("game_version",)) > len(written) // 2
+        assert ("game_version", "paused") in written and not any("options" in keys for keys in written)

@@ -756,8 +756,9 @@ class Store:
         values: dict[str, Any],
         deltas: list[StatsDelta] | None = None,
     ) -> None:
-        """Commit one change of a table: its log row, the table's current state (``values``,
-        with a new ``record`` snapshot when it holds one) and statistics, in one transaction.
+        """Commit one change of a table: its log row, the columns of the table's state it
+        changed (``values``, with a new ``record`` snapshot when it holds one; the row keeps
+        the others) and statistics, in one transaction.
 
         The row must hold version ``seq - 1``, and no change ``seq`` may exist yet; otherwise
         :class:`VersionConflict` and nothing changes. The cost does not grow with the match.

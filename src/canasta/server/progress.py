@@ -51,7 +51,7 @@ async def set_aside_unfinished(store: Store, tables: Tables, account: str) -> li
         if row.mode not in OFFLINE_MODES or set_aside(row):
             continue
         options = {**(row.options or {}), "set_aside": True}
-        # the live table saves its options with every change: it must hold the mark too
+        # the live table must hold the mark too (a change that saves its options keeps it)
         live = tables.peek(row.id)
         if live is not None:
             live.options["set_aside"] = True

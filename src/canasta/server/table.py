@@ -207,10 +207,13 @@ class Table(Seating, Handlers, Online):
         self.viewer: int | None = None
         self.hands_counted = 0
         self.match_counted = False
-        #: the row as last committed: what the table falls back to when a save fails
         #: what was last committed: the table state, the record snapshot and the actions
         #: logged since it (what the table falls back to when a save fails)
         self._saved: dict[str, Any] | None = None
+        #: the table state's columns as the row holds them (a change writes only those that
+        #: differ); the same as ``_saved`` but where a rollback must not undo what was done
+        #: to the table between changes (a deleted account's seats renamed)
+        self._stored: dict[str, Any] | None = None
         self._snapshot: dict[str, Any] | None = None
         self._tail: list[str] = []
         self.storage_ok = True
@@ -383,7 +386,7 @@ class Table(Seating, Handlers, Online):
         )
         table._restore({name: getattr(row, name) for name in ("game_version", "options", *_STATE_FIELDS)})
         table._snapshot, table._tail = row.record, tail
-        table._saved = table._state_values()
+        table._saved = table._stored = table._state_values()
         return table
 
     @classmethod
@@ -398,7 +401,7 @@ class Table(Seating, Handlers, Online):
     def mark_saved(self) -> None:
         """The row as it is now has been committed (a new table's first save)."""
         self._snapshot, self._tail = self.game.to_record(), []
-        self._saved = self._state_values()
+        self._saved = self._stored = self._state_values()
 
     def _state_values(self) -> dict[str, Any]:
         """The table's current state outside the match record (small: saved with each change)."""
@@ -878,6 +881,9 @@ class Table(Seating, Handlers, Online):
             tail = [*tail, entry["action"]]
         if change in ("undo", "next_hand", "new_match") or st.is_over or len(tail) > SNAPSHOT_EVERY:
             snapshot, tail = self.game.to_record(), []
+        stored = self._stored
+        if stored is not None:  # only the columns that changed: the row holds the rest already
+            values = {k: v for k, v in values.items() if (old := stored[k]) is not v and old != v}
         row = values if snapshot is None else {**values, "record": snapshot, "snapshot_seq": self.seq}
         try:
             if not self.store.writable:  # another process took the database: never write
@@ -899,7 +905,7 @@ class Table(Seating, Handlers, Online):
             self._rollback()
             self._storage_lost()
             raise TableError(*_STORAGE_DOWN) from None
-        self._saved = values
+        self._saved = self._stored = values if stored is None else {**stored, **values}
         if self.metrics is not None:
             self.metrics.count(self.metrics.changes, change)
         if snapshot is not None:
