@@ -100,11 +100,13 @@ class SeatView(TurnFacts):
         for uses, a, b in zip(_USED_BY, _compared(self), _compared(old), strict=True):
             if a is not b and a != b:
                 wanted |= uses
-        if not wanted:
-            return {}
-        return {
-            name: build(self) for bit, (name, _, build) in zip(_BITS, _ENTRIES, strict=True) if wanted & bit
-        }
+        out: dict[str, Any] = {}
+        while wanted:  # the entries of the bits set, in their order
+            low = wanted & -wanted
+            name, _, build = _ENTRIES[low.bit_length() - 1]
+            out[name] = build(self)
+            wanted ^= low
+        return out
 
 
 def _pile_holds(pile: Sequence[int]) -> tuple[bool, bool, bool]:
@@ -203,7 +205,8 @@ _COMPARED: Final[tuple[str, ...]] = tuple(
     sorted(frozenset().union(*(s for n, s, _ in _ENTRIES if n != "history")))
 )
 _compared: Final = attrgetter(*_COMPARED)
-#: the bit of each entry of _ENTRIES, and for each compared field the entries built from it
+#: the bit of each entry of _ENTRIES (its index), and for each compared field the entries built
+#: from it
 _BITS: Final[tuple[int, ...]] = tuple(1 << k for k in range(len(_ENTRIES)))
 _USED_BY: Final[tuple[int, ...]] = tuple(
     sum(b for b, (n, sources, _) in zip(_BITS, _ENTRIES, strict=True) if f in sources and n != "history")
