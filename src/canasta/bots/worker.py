@@ -91,6 +91,14 @@ class _Copy:
     game: Game
     players: dict[tuple[int, str, int], Player] = field(default_factory=dict)
 
+    def player(self, seat: int, level: str, seed: int) -> Player:
+        """The seat's computer player, made once and kept (it remembers the hand)."""
+        key = (seat, level, seed)
+        player = self.players.get(key)
+        if player is None:
+            player = self.players[key] = make_player(level, seed=seed)
+        return player
+
 
 class Worker:
     """The requests' handler (the process's loop is :func:`main`)."""
@@ -155,10 +163,7 @@ class Worker:
         state = game.state
         if state.is_over or state.turn != seat:
             raise ValueError(f"seat {seat} is not to move")
-        key = (seat, str(request["level"]), int(request["seed"]))
-        player = copy.players.get(key)
-        if player is None:
-            player = copy.players[key] = make_player(key[1], seed=key[2])
+        player = copy.player(seat, str(request["level"]), int(request["seed"]))
         if isinstance(player, ExpertPlayer) and "within" in request:
             left = float(request["within"]) - (time.time() - float(request["sent"]))
             player.time_budget = max(LEAST_SEARCH, min(DEFAULT_TIME, left))
@@ -189,10 +194,7 @@ class Worker:
             if len(legal) == 1:  # forced: the table plays it without asking, so does this
                 move = legal[0]
             else:
-                player = copy.players.get((seat, level, seed))
-                if player is None:
-                    player = copy.players[(seat, level, seed)] = make_player(level, seed=seed)
-                move = player.choose(position.view(seat, legal))
+                move = copy.player(seat, level, seed).choose(position.view(seat, legal))
             then.append(action_to_text(move))
             position.apply(move)
         return then

@@ -21,6 +21,11 @@ CLOSE_RELOAD = 4409  # the table was reloaded elsewhere: reconnect
 CLOSE_SESSION_ENDED = 4401  # the session the socket was opened with ended: reconnect
 
 
+def as_text(message: dict[str, Any] | str) -> str:
+    """A message as the socket sends it: its JSON text (given, or encoded now)."""
+    return message if isinstance(message, str) else dumps(message)
+
+
 class Conn:
     """A socket at a table: its account, whether it controls the table, and its outbox.
 
@@ -107,7 +112,7 @@ class Conn:
         send_now = self.send_now
         if send_now is not None and self.outbox.reader_waits:
             try:
-                if send_now(message if isinstance(message, str) else dumps(message)):
+                if send_now(as_text(message)):
                     return
             except Exception:  # the socket broke: queued, its writer finds out and ends
                 pass

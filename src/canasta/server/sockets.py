@@ -9,8 +9,7 @@ from collections.abc import Awaitable, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .conn import CLOSE_POLICY, Conn
-from .encoding import dumps
+from .conn import CLOSE_POLICY, Conn, as_text
 from .protocol import MAX_MESSAGE_BYTES, error_message
 from .transport import SEND_NOW
 
@@ -65,7 +64,7 @@ async def write_frames(websocket: WebSocket, conn: Conn) -> None:
             message = await conn.outbox.get()
             if message is None:
                 return
-            text = message if isinstance(message, str) else dumps(message)
+            text = as_text(message)
             try:
                 if send_now is None or not send_now(text):
                     await websocket.send_text(text)
