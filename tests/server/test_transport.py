@@ -22,7 +22,7 @@ from websockets.extensions.permessage_deflate import (
 )
 from websockets.frames import Frame, Opcode
 
-from canasta.server.transport import COMPRESS_FROM, LargeOnly, LargeOnlyDeflateFactory
+from canasta.server.transport import COMPRESS_FROM, LargeOnly, LargeOnlyDeflateFactory, text_frame
 
 from .support import bench_module
 
@@ -82,6 +82,16 @@ def test_control_frames_and_what_the_client_sends_are_handled_as_before() -> Non
     assert ours.encode(ping) == ping
     data = json.dumps({"type": "action", "action": "draw"}).encode()
     assert ours.decode(theirs.encode(Frame(Opcode.TEXT, data))).data == data
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 300, COMPRESS_FROM - 1, 65535, 65536, 70000])
+def test_a_frame_written_directly_is_the_protocol_objects_frame(size: int) -> None:
+    """``text_frame`` (the served socket's direct send) gives the very bytes websockets' own
+    frame gives for a server's unfragmented, uncompressed text message, at each length
+    encoding's bounds (7 bits, 16 bits, 64 bits), with text of several bytes a character."""
+    text = ("é" * size)[: size // 2] + "x" * (size - 2 * (size // 2))
+    data = text.encode()
+    assert text_frame(data) == Frame(Opcode.TEXT, data).serialize(mask=False, extensions=[])
 
 
 @pytest.fixture

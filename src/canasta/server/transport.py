@@ -37,6 +37,7 @@ from websockets.extensions.base import Extension, ServerExtensionFactory
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
+from websockets.protocol import State
 from websockets.typing import ExtensionParameter
 
 from .protocol import MAX_MESSAGE_BYTES
@@ -48,6 +49,17 @@ COMPRESS_FROM = 2048
 SEND_NOW = "canasta.send_now"
 
 _DATA = (Opcode.TEXT, Opcode.BINARY)
+
+
+def text_frame(data: bytes) -> bytes:
+    """A server's text message in one uncompressed frame (RFC 6455, 5.2): FIN and the text
+    opcode, no mask, the payload's length in 7, 7 + 16 or 7 + 64 bits, then ``data`` (UTF-8)."""
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 1 << 16:
+        return b"\x81\x7e" + n.to_bytes(2, "big") + data
+    return b"\x81\x7f" + n.to_bytes(8, "big") + data
 
 
 class LargeOnly(Extension):
@@ -115,11 +127,24 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             or self.transport.is_closing()
         ):
             return False
+        data = text.encode()
+        conn = self.conn
+        if (
+            len(data) < COMPRESS_FROM
+            and conn.state is State.OPEN
+            and not conn.expect_continuation_frame
+            and not conn.writes
+        ):
+            # what the protocol object would write for it (sent uncompressed: see LargeOnly),
+            # framed here: its frame object, checks and list of writes cost more than the rest
+            # of the send, a few times a second per socket
+            self.transport.write(text_frame(data))
+            return True
         try:
-            self.conn.send_text(text.encode())
+            conn.send_text(data)
         except InvalidState:
             return False
-        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.transport.write(b"".join(conn.data_to_send()))
         return True
 
 
