@@ -121,7 +121,11 @@ class State(HandState):
         """The legal actions, lazily: ``len()``, ``in`` and iteration (see :class:`LegalActions`)."""
         return LegalActions(self)
 
-    def view(self, seat: int | None, legal: Sequence[Action] | None = None) -> SeatView:
+    def view(
+        self, seat: int | None, legal: Sequence[Action] | None = None, since: SeatView | None = None
+    ) -> SeatView:
         """What ``seat`` may know (``None``: a spectator, no hand at all); ``legal``: this
-        state's :meth:`legal_actions` when the caller has them already."""
-        return make_view(self, seat, legal)
+        state's :meth:`legal_actions` when the caller has them already; ``since``: this seat's
+        view of this hand built earlier, whose parts no action since could change are reused
+        (see :func:`canasta.view.make_view`)."""
+        return make_view(self, seat, legal, since)

@@ -276,10 +276,63 @@ def _shown(history: list[Event], start: int, seat: int | None) -> tuple[Event, .
     )
 
 
-def make_view(state: HandState, seat: int | None, legal: Sequence[Action] | None = None) -> SeatView:
+#: the view's fields built from the hand's lists that actions of each kind can change (see
+#: canasta.moves): the seat's own hand (when it is the seat that acts), the cards known to be
+#: held, the pile, the melds and the red threes laid down. Any other kind (a decline, the
+#: deal's red threes) and a hand that ended change more: the view is then built whole. The
+#: other fields (counts, turn, phase, scores ...) are built for every view.
+_OWN_HAND, _KNOWN, _PILE, _MELDS, _RED3 = 1, 2, 4, 8, 16
+_ALL: Final = _OWN_HAND | _KNOWN | _PILE | _MELDS | _RED3
+_CHANGES: Final[dict[str, int]] = {
+    "draw": _OWN_HAND | _RED3,  # R9: cards from the stock, a red three laid down
+    "discard": _OWN_HAND | _KNOWN | _PILE,
+    "meld": _OWN_HAND | _KNOWN | _MELDS | _PILE,  # R10.1: going out may discard with it
+    "take": _ALL,  # R8: the pile into melds and the hand (R8.5: its red threes laid down)
+    "ask": 0,  # R11: the question and its answer move the turn only
+    "answer": 0,
+}
+
+
+def _changed_since(state: HandState, seat: int | None, since: SeatView, shown: tuple[Event, ...]) -> int:
+    """The list-built fields that may differ between ``since`` and ``seat``'s view of
+    ``state`` now (``shown``: the history as the seat sees it now): the changes of the actions
+    played since, when ``since`` is this seat's view of the same hand at an earlier point of
+    this very history; all of them otherwise."""
+    count = len(since.history)
+    if (
+        since.seat != seat
+        or state.phase == "over"
+        or not 0 < count <= len(shown)
+        or shown[count - 1] is not since.history[count - 1]  # a history that went elsewhere
+    ):
+        return _ALL
+    bits = 0
+    for e in state.history[count:]:
+        action = e.action
+        kind = None if action is None else _CHANGES.get(action.kind)
+        if kind is None:
+            return _ALL
+        bits |= kind if e.seat == seat else kind & ~_OWN_HAND
+    return bits
+
+
+def make_view(
+    state: HandState,
+    seat: int | None,
+    legal: Sequence[Action] | None = None,
+    since: SeatView | None = None,
+) -> SeatView:
     """Build ``seat``'s view of ``state`` (``None``: spectator); ``legal``: the legal actions of
-    ``state`` when the caller has them already (used only when ``seat`` is to act)."""
+    ``state`` when the caller has them already (used only when ``seat`` is to act).
+
+    ``since``: a view of the same seat built earlier from this same hand, the actions applied
+    since only by :func:`canasta.moves.apply` (the server keeps its last view of each seat):
+    the fields those actions cannot change are then taken from it rather than built again,
+    and :meth:`SeatView.json_changes` passes over them at once. A ``since`` of another seat,
+    hand or history is recognised and ignored (the view is built whole)."""
     history = seen_history(state, seat)
+    changed = _ALL if since is None else _changed_since(state, seat, since, history)
+    old = since if since is not None and changed != _ALL else None
     return SeatView(
         seat=seat,
         settings=state.settings,
@@ -290,14 +343,20 @@ def make_view(state: HandState, seat: int | None, legal: Sequence[Action] | None
         team_of=state.team_of,
         side_of=tuple(state.side_of),
         scores=state.scores,
-        hand=None if seat is None else tuple(sorted(state.hands[seat], key=SORT_KEYS.__getitem__)),
+        hand=None
+        if seat is None
+        else old.hand
+        if old is not None and not changed & _OWN_HAND
+        else tuple(sorted(state.hands[seat], key=SORT_KEYS.__getitem__)),
         hand_counts=tuple(map(len, state.hands)),
-        melds=tuple([tuple([m for m in ms if m is not None]) for ms in state.melds]),
+        melds=old.melds
+        if old is not None and not changed & _MELDS
+        else tuple([tuple([m for m in ms if m is not None]) for ms in state.melds]),
         canastas=tuple(state.canastas),
-        red_threes=tuple(map(tuple, state.red3)),
-        pile=tuple(state.pile),
+        red_threes=old.red_threes if old is not None and not changed & _RED3 else tuple(map(tuple, state.red3)),
+        pile=old.pile if old is not None and not changed & _PILE else tuple(state.pile),
         stock_size=len(state.stock),
-        known=tuple(map(tuple, state.known)),
+        known=old.known if old is not None and not changed & _KNOWN else tuple(map(tuple, state.known)),
         melded=tuple(state.melded),
         turn_state=state.turn_state,
         merged=state.merged,

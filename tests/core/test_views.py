@@ -155,6 +155,71 @@ def test_a_view_lists_the_json_entries_that_changed_from_an_earlier_view(seed, p
             held[seat] = new
 
 
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=hst.integers(0, 2**32 - 1), preset=hst.sampled_from(sorted(PRESETS)))
+def test_a_view_built_on_an_earlier_one_equals_the_view_built_whole(seed, preset):
+    # make_view(since=...) takes the fields the actions since could not change from the earlier
+    # view (R8-R12: what each kind of action changes): for every seat and the spectator, after
+    # each action or several, across hands, from a copy that went its own way, and with an
+    # earlier view of another seat or hand, it must equal the view built from nothing
+    rng = random.Random(seed)
+    g = Game(Settings.preset(preset), seed=seed)
+    seats = [*range(g.settings.players), None]
+    held = {seat: g.state.view(seat) for seat in seats}
+    reused = 0
+    for step in range(400):
+        st = g.state
+        if g.is_over:
+            break
+        if st.is_over:
+            g.next_hand()
+        else:
+            acts = st.legal_actions()
+            g.apply(acts[rng.randrange(len(acts))])
+        st = g.state
+        if step % 37 == 5 and not st.is_over:  # a copy played on its own for a few actions
+            fork = st.copy()
+            for _ in range(rng.randrange(1, 6)):
+                if fork.is_over:
+                    break
+                acts = fork.legal_actions()
+                fork.apply(acts[rng.randrange(len(acts))])
+                seat = rng.choice(seats)
+                assert fork.view(seat, since=held[seat]) == fork.view(seat)
+        for seat in seats:
+            if rng.random() < 0.3:  # a view not asked for: the next spans several actions
+                continue
+            since = held[rng.choice(seats)] if rng.random() < 0.1 else held[seat]
+            new = st.view(seat, since=since)
+            assert new == st.view(seat), (seat, since.seat)
+            reused += sum(
+                new_part is old_part
+                for new_part, old_part in ((new.pile, since.pile), (new.melds, since.melds))
+            )
+            held[seat] = new
+    assert reused > 0  # the earlier views' parts were taken, not only built again
+
+
+def test_a_view_since_another_states_history_or_a_resampled_deal_is_built_as_it_should_be():
+    g = Game(Settings.preset("classic"), seed=11)
+    rng = random.Random(4)
+    for _ in range(30):
+        acts = g.state.legal_actions()
+        g.apply(acts[rng.randrange(len(acts))])
+    st = g.state
+    earlier = st.view(0)
+    other = Game(Settings.preset("classic"), seed=12).state
+    assert other.view(0, since=earlier) == other.view(0)  # another hand: built whole
+    sample = resample(st.view(0), random.Random(1))
+    assert sample.view(0, since=earlier) == sample.view(0)  # the seat's own knowledge
+    for _ in range(5):
+        if st.is_over:
+            break
+        acts = st.legal_actions()
+        st.apply(acts[rng.randrange(len(acts))])
+    assert st.view(0, since=earlier) == st.view(0)
+
+
 def test_a_hand_is_shown_by_rank_threes_first_aces_high_then_twos_and_jokers_by_suit():
     st = state(hands=["JK 2C AH KS 3C 5H 5C QD 2S", *OTHERS], turn=1)
     assert st.view(0).to_json()["hand"] == ["3C", "5C", "5H", "QD", "KS", "AH", "2C", "2S", "JK"]
