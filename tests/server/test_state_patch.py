@@ -5,13 +5,24 @@ the state a socket that did not ask is sent whole, at every step of a match."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import random
 from typing import Any
 
 from starlette.testclient import WebSocketTestSession
 
-from .support import Message, client, create_table, my_turn, over_held, pick, receive, send
+from .support import (
+    TEST_CONFIG,
+    Message,
+    client,
+    create_table,
+    my_turn,
+    over_held,
+    pick,
+    receive,
+    send,
+)
 from .test_history_delta import state_at
 
 #: what differs between two sockets' copies of one state (the message numbers, the history
@@ -113,3 +124,52 @@ def test_patches_rebuild_every_state_a_whole_socket_is_sent(sqlite_url: str) -> 
                     send(ws1, type="action", version=again["version"], action=pick(legal, rng))
                 page.next_state()
                 assert page.last["base"] == again["sid"]
+
+
+def test_one_patch_socket_sees_each_change_of_the_table_part(sqlite_url: str) -> None:
+    """A table with one socket (the usual one) builds its table part once per change and
+    sends it again as the same object while nothing in it changed, so a patch leaves it out:
+    pausing, the computer's pace, a discard that may be taken back, the undo and resuming
+    each still show in the state the page rebuilds, exactly as a whole state shows it."""
+    config = dataclasses.replace(TEST_CONFIG, step_rate=1e6, step_burst=10**6)
+    with client(sqlite_url, config=config) as c:
+        tid = create_table(c, mode="computer", preset="classic", seed=3)
+        with c.websocket_connect(f"/ws/tables/{tid}?history=delta&state=patch") as ws:
+            page = PatchPage(ws)
+            held = page.next_state()
+
+            def after(**msg: Any) -> Message:
+                send(ws, **msg)
+                state = page.next_state()
+                while state["change"] == "action" and msg["type"] != "action" and msg["type"] != "step":
+                    state = page.next_state()  # a computer move that came first
+                send(ws, type="sync")  # the whole state, built anew, to compare with
+                while (whole := page.next_state())["change"] != "sync":
+                    state = whole
+                assert state["table"] == whole["table"] and state["version"] == whole["version"]
+                assert comparable({**state, "change": "sync"})["view"] == comparable(whole)["view"]
+                return whole
+
+            held = after(type="pause")
+            assert held["table"]["paused"] is True and held["table"]["can_undo"] is False
+            held = after(type="settings", delay_ms=300)
+            assert held["table"]["delay_ms"] == 300 and held["table"]["paused"] is True
+            rng = random.Random(2)
+            for _ in range(200):  # paused: the computer seats move one step at a time
+                v = held["view"]
+                if my_turn(held):
+                    action = pick(v["legal"], rng)
+                    held = after(type="action", version=held["version"], action=action)
+                    if action["type"] == "discard" and held["view"]["phase"] != "over":
+                        break
+                else:
+                    held = after(type="step", version=held["version"])
+            else:
+                raise AssertionError("no discard of ours came")
+            # our discard, the next seat a computer that has not moved: it may be taken back
+            assert held["table"]["can_undo"] is True and held["table"]["paused"] is True
+            held = after(type="undo", version=held["version"])
+            assert held["view"]["turn"] == 0 and held["table"]["paused"] is True
+            held = after(type="resume")
+            assert held["table"]["paused"] is False and held["table"]["delay_ms"] == 300
+    assert page.patches >= 6

@@ -98,6 +98,8 @@ def state_patch(
     built from the fields that changed only: :meth:`SeatView.json_changes`). A client
     rebuilds the state by putting these entries over the ones it holds."""
     _, old_view, old_table = held
+    if table is old_table:  # the table info given again as it was (see ``Table._info``)
+        return view.json_changes(old_view), {}
     return view.json_changes(old_view), {
         k: v for k, v in table.items() if (old := old_table[k]) is not v and old != v
     }
@@ -227,6 +229,9 @@ class Table(Seating, Handlers, Online):
         self._suggestion: tuple[int, dict[str, Any]] | None = None
         #: the socket whose message is being handled, and that message's request id
         self._request: tuple[Conn, int | str | None] | None = None
+        #: per recipient seat, the last view built: the next one reuses what the moves since
+        #: did not change (see :func:`canasta.view.make_view`)
+        self._views: dict[int | None, SeatView] = {}
         #: per recipient seat: the history events last encoded, their JSON, and the epoch of
         #: that history (a new number whenever it is rewritten rather than extended)
         self._history_cache: dict[int | None, tuple[tuple[Event, ...], list[bytes], int]] = {}
@@ -235,6 +240,8 @@ class Table(Seating, Handlers, Online):
         self._sids = 0
         #: (the seats list, its JSON): see ``_seats_json``
         self._seats_cache: tuple[list[SeatInfo], list[dict[str, Any]]] | None = None
+        #: (what the table info is made of, that info): see ``_info``
+        self._info_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         #: (game, what the two depend on, fairness_info, the match info): see ``_per_hand``
         self._per_hand_cache: (
             tuple[Game, tuple[int, bool, bool], dict[str, Any] | None, dict[str, Any]] | None
@@ -467,26 +474,43 @@ class Table(Seating, Handlers, Online):
 
     def _info(self, seat: int | None, can_undo: bool, watching: bool) -> dict[str, Any]:
         fairness, match = self._per_hand()
-        return {
+        options = self.options
+        status = self.status
+        seats = self._seats_json()
+        online = self.mode == "online"
+        # what the entries are made of, the online part aside (its players' presence and
+        # clocks): while it is the same, the same dict is given again, which the state patch
+        # then passes over whole (most changes are moves, which change none of this)
+        key = (
+            status, self.paused, options.get("delay_ms", 0), options.get("difficulty"), seat,
+            options.get("seeded"), self.storage_ok, seats, self.handoff, can_undo, watching,
+            fairness, match,
+        )
+        cached = self._info_cache
+        if not online and cached is not None and cached[0] == key:
+            return cached[1]
+        info = {
             "id": self.id,
             "mode": self.mode,
-            "status": self.status,
+            "status": status,
             "paused": self.paused,
-            "delay_ms": self.options.get("delay_ms", 0),
-            "difficulty": self.options.get("difficulty"),
+            "delay_ms": options.get("delay_ms", 0),
+            "difficulty": options.get("difficulty"),
             "seat": seat,
-            "seeded": self.seeded,
+            "seeded": bool(options.get("seeded")),
             "storage": "ok" if self.storage_ok else "unavailable",
-            "seats": self._seats_json(),
+            "seats": seats,
             "handoff": self.handoff,
             "can_undo": can_undo,
             # someone else's table (pass-and-play's player between hand-offs has no seat, but
             # does not only watch)
             "watching": watching,
-            "online": self.online_info(None) if self.mode == "online" else None,
+            "online": self.online_info(None) if online else None,
             "fairness": fairness,
             "match": match,
         }
+        self._info_cache = None if online else (key, info)
+        return info
 
     def _seats_json(self) -> list[dict[str, Any]]:
         """The seats as the table info shows them: one list while ``self.seats`` is the same
@@ -546,7 +570,8 @@ class Table(Seating, Handlers, Online):
             if audience is None
             else audience
         )
-        view = self.game.state.view(seat)
+        views = self._views
+        view = views[seat] = self.game.state.view(seat, since=views.get(seat))
         history, epoch = self._history_json(seat, view.history)
         start = self._history_start(conn, epoch, len(history))
         entries: dict[str, Any] = {"history": Raw(b"[" + b",".join(history[start:]) + b"]")}
@@ -623,6 +648,15 @@ class Table(Seating, Handlers, Online):
         one state; encoded once per audience and state held (a patch is made once per base,
         and after it every socket of the audience holds the same state again). The socket
         whose message is being handled gets its request id on its own copy."""
+        request = self._request
+        if len(self.conns) == 1:  # the usual table: one socket, nothing to share
+            for conn in self.conns:
+                out = self._as_held(conn, self._whole_state(conn, change))
+                if request is not None and request[0] is conn and request[1] is not None:
+                    conn.send(self._replying(conn, out))
+                else:
+                    conn.send(dumps(out))
+            return
         wholes: dict[_Audience, tuple[_State, tuple[int, int] | None]] = {}
         texts: dict[tuple[_Audience, bool, int | None], tuple[dict[str, Any], str]] = {}
         shared: dict[str, Any] | None = None  # the table's part, built once for several sockets
@@ -652,7 +686,7 @@ class Table(Seating, Handlers, Online):
                 built = texts[key] = (out, dumps(out))
             elif conn.state_patch:  # the same patch: the socket now holds the same state
                 conn.state_held = (state.head["sid"], state.view, state.head["table"])
-            if self._request is not None and self._request[0] is conn and self._request[1] is not None:
+            if request is not None and request[0] is conn and request[1] is not None:
                 conn.send(self._replying(conn, dict(built[0])))
             else:
                 conn.send(built[1])
@@ -858,10 +892,11 @@ class Table(Seating, Handlers, Online):
         await handler(conn, msg)
         return str(kind)
 
-    async def _changed(self, change: str, **entry: Any) -> None:
+    async def _changed(self, change: str, *, action_text: str | None = None, **entry: Any) -> None:
         """After every change: bump the version and commit the change (a log row, the small
         table state, and a new record snapshot when a hand ended or history was rewritten);
-        only then send each socket its view. A failed save puts the table back as committed."""
+        only then send each socket its view. A failed save puts the table back as committed.
+        ``action_text``: the notation of the action just applied, when the caller has it."""
         self.seq += 1
         if change not in COSMETIC:
             self.version += 1
@@ -877,7 +912,7 @@ class Table(Seating, Handlers, Online):
         tail = self._tail
         snapshot = None
         if change == "action":
-            entry["action"] = action_to_text(self.game.hands[-1].actions[-1])
+            entry["action"] = action_text or action_to_text(self.game.hands[-1].actions[-1])
             tail = [*tail, entry["action"]]
         if change in ("undo", "next_hand", "new_match") or st.is_over or len(tail) > SNAPSHOT_EVERY:
             snapshot, tail = self.game.to_record(), []
@@ -1331,7 +1366,9 @@ class Table(Seating, Handlers, Online):
         if self.metrics is not None:
             self.metrics.count(self.metrics.computer_moves, how)
         try:
-            await self._changed("action")
+            # a move of the worker's run, played as it came: the log keeps its text
+            text = answer if how == "worker" and isinstance(answer, str) else None
+            await self._changed("action", action_text=text)
         except TableError:  # not saved: the table is back where it was and will retry
             if step:
                 raise
