@@ -9,7 +9,7 @@ them in :mod:`canasta.moves`, dealing in :mod:`canasta.deal`, and :class:`canast
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Final, Generic, NamedTuple, TypeVar, cast, overload
+from typing import Any, Final, Generic, NamedTuple, TypeVar, cast, overload
 
 from .actions import Action
 from .cards import F_BLACK3, F_RED3, FACE, IS_WILD, NUM_FACES
@@ -123,6 +123,7 @@ class HandState(TurnFacts):
         "hands", "fc", "stock", "pile", "pile_wild", "pile_red3", "pile_black3",
         "side_of", "melds", "canastas", "nmelds", "red3", "melded",
         "turn", "phase", "turn_state", "known", "history", "result", "merged", "seen_history",
+        "views",
     )
 
     settings: Settings  # the rules (R2)
@@ -154,6 +155,9 @@ class HandState(TurnFacts):
     #: per seat (None: a spectator), the history as that seat sees it, for the views: the last
     #: event it covers and the shown events (see ``view.seen_history``)
     seen_history: dict[int | None, tuple[Event | None, tuple[Event, ...]]] | None
+    #: per seat (None: a spectator), the last view built of this very state (a
+    #: ``canasta.view.SeatView``): the one a later view may be built on (``view.make_view``)
+    views: dict[int | None, Any] | None
 
     @classmethod
     def empty(
@@ -193,6 +197,7 @@ class HandState(TurnFacts):
         self.result = None
         self.merged = False
         self.seen_history = None
+        self.views = None
         return self
 
     def copy(self: _H, *, history: bool = True) -> _H:
@@ -226,6 +231,7 @@ class HandState(TurnFacts):
         new.result = self.result
         new.merged = self.merged
         new.seen_history = None
+        new.views = None
         return new
 
     # ------------------------------------------------------------------ questions

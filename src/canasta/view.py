@@ -296,11 +296,13 @@ _CHANGES: Final[dict[str, int]] = {
 def _changed_since(state: HandState, seat: int | None, since: SeatView, shown: tuple[Event, ...]) -> int:
     """The list-built fields that may differ between ``since`` and ``seat``'s view of
     ``state`` now (``shown``: the history as the seat sees it now): the changes of the actions
-    played since, when ``since`` is this seat's view of the same hand at an earlier point of
-    this very history; all of them otherwise."""
+    played since, when ``since`` is the last view of this seat built of this very state (a
+    copy, a resampled deal or another hand has views of its own); all of them otherwise."""
     count = len(since.history)
+    views = state.views
     if (
-        since.seat != seat
+        views is None
+        or views.get(seat) is not since
         or state.phase == "over"
         or not 0 < count <= len(shown)
         or shown[count - 1] is not since.history[count - 1]  # a history that went elsewhere
@@ -325,15 +327,17 @@ def make_view(
     """Build ``seat``'s view of ``state`` (``None``: spectator); ``legal``: the legal actions of
     ``state`` when the caller has them already (used only when ``seat`` is to act).
 
-    ``since``: a view of the same seat built earlier from this same hand, the actions applied
-    since only by :func:`canasta.moves.apply` (the server keeps its last view of each seat):
-    the fields those actions cannot change are then taken from it rather than built again,
-    and :meth:`SeatView.json_changes` passes over them at once. A ``since`` of another seat,
-    hand or history is recognised and ignored (the view is built whole)."""
+    ``since``: the last view of the same seat built of this same state object, the actions
+    applied since only by :func:`canasta.moves.apply` (the server keeps its last view of each
+    seat; the state remembers the last view it built for each seat): the fields those actions
+    cannot change are then taken from it rather than built again, and
+    :meth:`SeatView.json_changes` passes over them at once. Any other ``since`` (another
+    seat's, an older one, one of a copy, a resampled deal or another hand) is ignored: the view
+    is built whole. A state changed by hand between the two views must not be given one."""
     history = seen_history(state, seat)
     changed = _ALL if since is None else _changed_since(state, seat, since, history)
     old = since if since is not None and changed != _ALL else None
-    return SeatView(
+    view = SeatView(
         seat=seat,
         settings=state.settings,
         hand_number=state.hand_number,
@@ -369,3 +373,8 @@ def make_view(
         if state.phase == "over"
         else None,
     )
+    views = state.views
+    if views is None:
+        views = state.views = {}
+    views[seat] = view
+    return view

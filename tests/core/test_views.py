@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from canasta import PRESETS, Game, Resampler, Settings, resample
 from canasta.cards import card_str
+from canasta.view import SeatView
 
 from .helpers import legal, state
 
@@ -124,25 +126,36 @@ def test_the_kept_history_of_each_view_matches_the_history_whatever_the_order_of
     assert steps > 40
 
 
+def _match(seed: int, preset: str) -> tuple[random.Random, Game, list[int | None], dict[int | None, SeatView]]:
+    """A match of ``preset`` dealt from ``seed``, a generator seeded alike, its seats and the
+    spectator (None), and the first view of each."""
+    g = Game(Settings.preset(preset), seed=seed)
+    seats: list[int | None] = [*range(g.settings.players), None]
+    return random.Random(seed), g, seats, {seat: g.state.view(seat) for seat in seats}
+
+
+def _played(g: Game, rng: random.Random, steps: int = 400) -> Iterator[int]:
+    """Play ``g`` at random, the next hand dealt when one ends: yields each step's number after
+    its action (or deal), until the match is over or ``steps`` are played."""
+    for step in range(steps):
+        if g.is_over:
+            return
+        if g.state.is_over:
+            g.next_hand()
+        else:
+            acts = g.state.legal_actions()
+            g.apply(acts[rng.randrange(len(acts))])
+        yield step
+
+
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(seed=hst.integers(0, 2**32 - 1), preset=hst.sampled_from(sorted(PRESETS)))
 def test_a_view_lists_the_json_entries_that_changed_from_an_earlier_view(seed, preset):
     # SeatView.json_changes builds only the entries whose fields differ: put over the earlier
     # view's JSON they must give the later view's whole JSON (the history aside, sent apart),
     # for every seat and the spectator, between consecutive states and across hands
-    rng = random.Random(seed)
-    g = Game(Settings.preset(preset), seed=seed)
-    seats = [*range(g.settings.players), None]
-    held = {seat: g.state.view(seat) for seat in seats}
-    for _ in range(400):
-        st = g.state
-        if g.is_over:
-            break
-        if st.is_over:
-            g.next_hand()
-        else:
-            acts = st.legal_actions()
-            g.apply(acts[rng.randrange(len(acts))])
+    rng, g, seats, held = _match(seed, preset)
+    for _ in _played(g, rng):
         for seat in seats:
             if rng.random() < 0.3:  # a socket that missed states: the patch spans several
                 continue
@@ -162,20 +175,9 @@ def test_a_view_built_on_an_earlier_one_equals_the_view_built_whole(seed, preset
     # view (R8-R12: what each kind of action changes): for every seat and the spectator, after
     # each action or several, across hands, from a copy that went its own way, and with an
     # earlier view of another seat or hand, it must equal the view built from nothing
-    rng = random.Random(seed)
-    g = Game(Settings.preset(preset), seed=seed)
-    seats = [*range(g.settings.players), None]
-    held = {seat: g.state.view(seat) for seat in seats}
+    rng, g, seats, held = _match(seed, preset)
     reused = 0
-    for step in range(400):
-        st = g.state
-        if g.is_over:
-            break
-        if st.is_over:
-            g.next_hand()
-        else:
-            acts = st.legal_actions()
-            g.apply(acts[rng.randrange(len(acts))])
+    for step in _played(g, rng):
         st = g.state
         if step % 37 == 5 and not st.is_over:  # a copy played on its own for a few actions
             fork = st.copy()
@@ -212,6 +214,11 @@ def test_a_view_since_another_states_history_or_a_resampled_deal_is_built_as_it_
     assert other.view(0, since=earlier) == other.view(0)  # another hand: built whole
     sample = resample(st.view(0), random.Random(1))
     assert sample.view(0, since=earlier) == sample.view(0)  # the seat's own knowledge
+    # another seat's view on the resampled deal: its hand there is not its real hand
+    assert sample.view(1, since=st.view(1)).hand == sample.view(1).hand != st.view(1).hand
+    earlier = st.view(0)
+    st.view(0)  # a later view of the seat: the earlier one is no longer the one to build on
+    assert st.view(0, since=earlier) == st.view(0)
     for _ in range(5):
         if st.is_over:
             break
