@@ -132,9 +132,11 @@ async def run(tables: int, seconds: float, seed: int, db: str, delay_ms: int) ->
         conn.state_patch = conn.history_delta = True
         socket = _Socket()
         conn.send_now = socket.send_now
-        conn.outbox._waiter = asyncio.get_running_loop().create_future()  # its writer waits
         live.append((table, conn, socket))
     out = {"actions": 0}
+    # each socket's writer, waiting for a message as a served socket's does: the table then
+    # writes each state at once (see Conn.send); nothing is ever queued for them
+    writers = [asyncio.ensure_future(conn.outbox.get()) for _, conn, _ in live]
     tune_gc()  # as a serving process does
     try:
         for table, conn, _ in live:
@@ -157,6 +159,8 @@ async def run(tables: int, seconds: float, seed: int, db: str, delay_ms: int) ->
         changes = sum(t.seq for t, _, _ in live) - changes0
         actions = out["actions"] - actions0
     finally:
+        for writer in writers:
+            writer.cancel()
         for table, _, _ in live:
             await table.stop()
         await thinkers.close()
