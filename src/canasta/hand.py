@@ -240,6 +240,11 @@ class HandState(TurnFacts):
     def is_over(self) -> bool:
         return self.phase == "over"
 
+    def last_view(self, seat: int | None) -> Any:
+        """The last view of ``seat`` built of this very state (a ``canasta.view.SeatView``),
+        or None: the one a later view may be built on (``state.view(seat, since=...)``)."""
+        return None if self.views is None else self.views.get(seat)
+
     def partner(self, seat: int) -> int:
         """The partner's seat in the four-player game."""
         return (seat + 2) % 4

@@ -299,10 +299,8 @@ def _changed_since(state: HandState, seat: int | None, since: SeatView, shown: t
     played since, when ``since`` is the last view of this seat built of this very state (a
     copy, a resampled deal or another hand has views of its own); all of them otherwise."""
     count = len(since.history)
-    views = state.views
     if (
-        views is None
-        or views.get(seat) is not since
+        state.last_view(seat) is not since
         or state.phase == "over"
         or not 0 < count <= len(shown)
         or shown[count - 1] is not since.history[count - 1]  # a history that went elsewhere
@@ -327,9 +325,9 @@ def make_view(
     """Build ``seat``'s view of ``state`` (``None``: spectator); ``legal``: the legal actions of
     ``state`` when the caller has them already (used only when ``seat`` is to act).
 
-    ``since``: the last view of the same seat built of this same state object, the actions
-    applied since only by :func:`canasta.moves.apply` (the server keeps its last view of each
-    seat; the state remembers the last view it built for each seat): the fields those actions
+    ``since``: the last view of the same seat built of this same state object
+    (``state.last_view(seat)``), the actions applied since only by
+    :func:`canasta.moves.apply`: the fields those actions
     cannot change are then taken from it rather than built again, and
     :meth:`SeatView.json_changes` passes over them at once. Any other ``since`` (another
     seat's, an older one, one of a copy, a resampled deal or another hand) is ignored: the view

@@ -229,9 +229,6 @@ class Table(Seating, Handlers, Online):
         self._suggestion: tuple[int, dict[str, Any]] | None = None
         #: the socket whose message is being handled, and that message's request id
         self._request: tuple[Conn, int | str | None] | None = None
-        #: per recipient seat, the last view built: the next one reuses what the moves since
-        #: did not change (see :func:`canasta.view.make_view`)
-        self._views: dict[int | None, SeatView] = {}
         #: per recipient seat: the history events last encoded, their JSON, and the epoch of
         #: that history (a new number whenever it is rewritten rather than extended)
         self._history_cache: dict[int | None, tuple[tuple[Event, ...], list[bytes], int]] = {}
@@ -477,13 +474,14 @@ class Table(Seating, Handlers, Online):
         options = self.options
         status = self.status
         seats = self._seats_json()
+        seeded = self.seeded
         online = self.mode == "online"
         # what the entries are made of, the online part aside (its players' presence and
         # clocks): while it is the same, the same dict is given again, which the state patch
         # then passes over whole (most changes are moves, which change none of this)
         key = (
             status, self.paused, options.get("delay_ms", 0), options.get("difficulty"), seat,
-            options.get("seeded"), self.storage_ok, seats, self.handoff, can_undo, watching,
+            seeded, self.storage_ok, seats, self.handoff, can_undo, watching,
             fairness, match,
         )
         cached = self._info_cache
@@ -497,7 +495,7 @@ class Table(Seating, Handlers, Online):
             "delay_ms": options.get("delay_ms", 0),
             "difficulty": options.get("difficulty"),
             "seat": seat,
-            "seeded": bool(options.get("seeded")),
+            "seeded": seeded,
             "storage": "ok" if self.storage_ok else "unavailable",
             "seats": seats,
             "handoff": self.handoff,
@@ -570,8 +568,9 @@ class Table(Seating, Handlers, Online):
             if audience is None
             else audience
         )
-        views = self._views
-        view = views[seat] = self.game.state.view(seat, since=views.get(seat))
+        # built on the seat's last view: what the moves since did not change is reused
+        st = self.game.state
+        view = st.view(seat, since=st.last_view(seat))
         history, epoch = self._history_json(seat, view.history)
         start = self._history_start(conn, epoch, len(history))
         entries: dict[str, Any] = {"history": Raw(b"[" + b",".join(history[start:]) + b"]")}
