@@ -261,3 +261,74 @@ def test_requests_in_time_and_open_websockets_are_not_cut(strict_server: Any) ->
                     return dict(msg)
 
     assert asyncio.run(idle_then_sync())["table"]["id"] == table
+
+
+async def _slow_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An ASGI app whose ``/slow`` answers after 0.8 s, and every other path at once."""
+    if scope["path"] == "/slow":
+        await asyncio.sleep(0.8)
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def test_a_pipelined_request_has_its_deadline_from_the_end_of_the_answer_before_it() -> None:
+    asyncio.run(_pipelined())
+
+
+async def _pipelined() -> None:
+    import uvicorn
+
+    from canasta.server.transport import uvicorn_options
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    config = uvicorn.Config(
+        _slow_app, lifespan="off", log_level="warning", **uvicorn_options(header_seconds=0.3)
+    )
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve(sockets=[listener]))
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+
+        async def answers(first: bytes, rest: bytes, pause: float, count: int = 0) -> tuple[bytes, float | None]:
+            """What the server sends until it closes, and when it closed (seconds after the
+            first bytes were sent), or until ``count`` answers came (then None); ``rest``
+            follows ``first`` after ``pause``."""
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            start = time.monotonic()
+            writer.write(first)
+            got = b""
+            sent_rest = not rest
+            try:
+                async with asyncio.timeout(5):
+                    while True:
+                        wait = None if sent_rest else max(0.0, start + pause - time.monotonic())
+                        try:
+                            chunk = await asyncio.wait_for(reader.read(4096), wait)
+                        except TimeoutError:
+                            writer.write(rest)
+                            sent_rest = True
+                            continue
+                        if not chunk:
+                            return got, time.monotonic() - start
+                        got += chunk
+                        if count and got.count(b"\r\n\r\nok") == count:
+                            return got, None
+            finally:
+                writer.close()
+
+        slow = b"GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        partial = b"GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        # the second request's headers never end: the slow answer still comes whole, and the
+        # connection is closed one deadline after it (not one deadline after the bytes came)
+        got, closed = await answers(slow + partial, b"", 0)
+        assert got.startswith(b"HTTP/1.1 200") and got.endswith(b"\r\n\r\nok"), got
+        assert closed is not None and 0.8 + 0.3 - 0.05 <= closed < 0.8 + 0.3 + 1.0, closed
+        # their end comes after the slow answer and within the deadline from it: both answered
+        got, closed = await answers(slow + partial, b"\r\n", 1.0, count=2)
+        assert closed is None and got.count(b"HTTP/1.1 200") == 2, got
+    finally:
+        server.should_exit = True
+        await serving

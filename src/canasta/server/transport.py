@@ -154,36 +154,58 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
     a kept-alive connection (uvicorn's keep-alive timeout covers the wait before that byte). A
     request whose headers are not all there by then has its connection closed; a websocket's
     handshake is a request like any other, its socket unaffected once open. Only the headers:
-    a request's body may come slowly (a reverse proxy's body timeout bounds that)."""
+    a request's body may come slowly (a reverse proxy's body timeout bounds that).
+
+    A request pipelined behind one still being answered has its deadline from the end of that
+    answer: the client may be waiting for it before it sends the rest, and a slow answer is
+    never cut for it."""
 
     #: seconds for the headers (:attr:`ServerConfig.header_seconds`, set by :func:`uvicorn_options`)
     header_seconds: float = 10.0
     _header_timer: asyncio.TimerHandle | None = None
+    #: a request has begun whose headers are not all there yet
+    _in_headers: bool = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
+        self._start_header_timer()
 
     def data_received(self, data: bytes) -> None:
         # bytes after a finished response (the next request's, or stray line ends the parser
         # takes without beginning a request) stop uvicorn's keep-alive timer: the deadline
         # starts instead
-        if self._header_timer is None and (self.cycle is None or self.cycle.response_complete):
-            self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
+        if self._answered():
+            self._start_header_timer()
         super().data_received(data)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        if self._header_timer is None:
-            self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
+        self._in_headers = True
+        if self._answered():
+            self._start_header_timer()
 
     def on_headers_complete(self) -> None:
+        self._in_headers = False
         self._stop_header_timer()
         super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        # a pipelined request's headers still coming: their deadline starts now
+        if self._in_headers and not self.transport.is_closing():
+            self._start_header_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_header_timer()
         super().connection_lost(exc)
+
+    def _answered(self) -> bool:
+        """No request is being answered (none yet, or the last one's answer is complete)."""
+        return self.cycle is None or self.cycle.response_complete
+
+    def _start_header_timer(self) -> None:
+        if self._header_timer is None:
+            self._header_timer = self.loop.call_later(self.header_seconds, self._headers_late)
 
     def _stop_header_timer(self) -> None:
         if self._header_timer is not None:
