@@ -12,6 +12,15 @@ if [ ! -x /usr/bin/chromium ]; then
     exit 1
   fi
 fi
+# the browser tests lay out Japanese text: they measure it in a CJK font
+if ! fc-list :lang=ja 2>/dev/null | grep -q .; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q fonts-noto-cjk
+  else
+    echo "Browser tests need a Japanese font: sudo apt-get install fonts-noto-cjk" >&2
+    exit 1
+  fi
+fi
 
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
