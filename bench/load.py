@@ -95,7 +95,7 @@ config = ServerConfig(
 app = create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config)
 tune_gc()  # as canasta serve does
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="error", access_log=False,
-            **uvicorn_options())
+            **uvicorn_options(config))
 """
 
 
@@ -138,18 +138,25 @@ async def _play(
     sent from ``since`` on are counted."""
     sent_at: float | None = None
     sent_version = -1
+    # as the page does, each action carries a request id, which the server's reply to it
+    # (its state, or an error) echoes: the round trip ends at that reply, not at a guess
+    request = 0
     held: dict[str, Any] | None = None  # the last state, which a patch applies to
     ready_for = None  # the finished hand this player asked for the next one after
     while time.time() < until:
         raw = await ws.recv()
         msg = _loads(raw)
         if msg["type"] == "error":
+            answers_action = sent_version >= 0 and msg.get("request") == request
             if msg["code"] != "stale_version":
                 _count_error(out, msg["code"])
                 ready_for = None
                 await ws.send('{"type":"sync"}')  # the state again, to act on
-            sent_at = None
-            sent_version = -1  # the next state may be acted on again
+            elif not answers_action:  # a stale version answers only an action
+                _count_error(out, "stale_version_unasked")
+            if answers_action:
+                sent_at = None
+                sent_version = -1  # the next state may be acted on again
             continue
         if msg["type"] != "state":
             continue
@@ -163,9 +170,10 @@ async def _play(
             msg["view"] = {**held["view"], **msg["view"]}
             msg["table"] = {**held["table"], **msg["table"]}
         held = msg
-        if sent_at is not None and msg["version"] > sent_version:
-            out["times"].append((time.perf_counter() - sent_at) * 1000)
-            out["actions"] += 1
+        if sent_version >= 0 and msg.get("request") == request:  # the action's own state
+            if sent_at is not None:
+                out["times"].append((time.perf_counter() - sent_at) * 1000)
+                out["actions"] += 1
             sent_at = None
         view = msg["view"]
         if view["phase"] == "over":
@@ -194,7 +202,10 @@ async def _play(
             action = pick(view["legal"], rng)
             sent_version = msg["version"]
             sent_at = time.perf_counter() if time.time() >= since else None
-            await ws.send(json.dumps({"type": "action", "version": sent_version, "action": action}))
+            request += 1
+            await ws.send(
+                json.dumps({"type": "action", "version": sent_version, "action": action, "request": request})
+            )
 
 
 async def _human(

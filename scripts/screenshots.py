@@ -28,10 +28,11 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SERVER = """
 import sys, uvicorn
-from canasta.server import create_app
+from canasta.server import ServerConfig, create_app
 from canasta.server.transport import uvicorn_options
-uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning",
-            **uvicorn_options())
+config = ServerConfig()
+uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0, config=config), host="127.0.0.1", port=int(sys.argv[2]),
+            log_level="warning", **uvicorn_options(config))
 """
 MY_TURN = """() => ['hand', 'match'].includes(document.body.dataset.overlay) ||
   (document.querySelector('#table') || {dataset: {}}).dataset.myTurn === 'yes'"""

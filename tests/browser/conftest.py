@@ -42,7 +42,7 @@ from canasta.server.transport import uvicorn_options
 extra = {"suggest_rate": 1e6, "suggest_burst": 10**6, **(json.loads(sys.argv[4]) if len(sys.argv) > 4 else {})}
 config = ServerConfig(allow_seeds=True, min_bot_delay_ms=0, **extra)
 uvicorn.run(create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config),
-            host="127.0.0.1", port=int(sys.argv[2]), log_level="warning", **uvicorn_options())
+            host="127.0.0.1", port=int(sys.argv[2]), log_level="warning", **uvicorn_options(config))
 """
 
 

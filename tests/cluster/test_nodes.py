@@ -30,7 +30,7 @@ extra = json.loads(sys.argv[4])
 config = ServerConfig(single_node=False, redis_url=sys.argv[3] or None, min_bot_delay_ms=0,
                       message_rate=1000.0, message_burst=1000, **extra)
 uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0, config=config), host="127.0.0.1",
-            port=int(sys.argv[2]), log_level="warning", **uvicorn_options())
+            port=int(sys.argv[2]), log_level="warning", **uvicorn_options(config))
 """
 
 CLOCKS = {"move_seconds": 120.0, "grace_seconds": 120.0, "online_bot_delay_ms": 0}
@@ -275,7 +275,7 @@ from canasta.server import ServerConfig, create_app
 from canasta.server.transport import uvicorn_options
 config = ServerConfig(allow_seeds=True, min_bot_delay_ms=0, message_rate=1000.0, message_burst=1000)
 uvicorn.run(create_app(sys.argv[1], bot_delay_ms=0, config=config), host="127.0.0.1",
-            port=int(sys.argv[2]), log_level="warning", **uvicorn_options())
+            port=int(sys.argv[2]), log_level="warning", **uvicorn_options(config))
 """
 
 

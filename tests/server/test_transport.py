@@ -278,13 +278,14 @@ def test_a_pipelined_request_has_its_deadline_from_the_end_of_the_answer_before_
 async def _pipelined() -> None:
     import uvicorn
 
+    from canasta.server import ServerConfig
     from canasta.server.transport import uvicorn_options
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     config = uvicorn.Config(
-        _slow_app, lifespan="off", log_level="warning", **uvicorn_options(header_seconds=0.3)
+        _slow_app, lifespan="off", log_level="warning", **uvicorn_options(ServerConfig(header_seconds=0.3))
     )
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve(sockets=[listener]))

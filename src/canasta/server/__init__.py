@@ -70,7 +70,7 @@ def run(
             # the client address and scheme from X-Forwarded-* only from these proxies
             proxy_headers=forwarded_allow_ips is not None,
             forwarded_allow_ips=forwarded_allow_ips,
-            **uvicorn_options(header_seconds=config.header_seconds),
+            **uvicorn_options(config),
         )
     except NodeLockTaken as e:  # pragma: no cover - uvicorn reports lifespan failures itself
         print(f"canasta: {e}", file=sys.stderr)

@@ -40,6 +40,7 @@ from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.typing import ExtensionParameter
 
+from .config import ServerConfig
 from .protocol import MAX_MESSAGE_BYTES
 
 #: messages shorter than this (bytes) are sent uncompressed
@@ -161,7 +162,7 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
     never cut for it."""
 
     #: seconds for the headers (:attr:`ServerConfig.header_seconds`, set by :func:`uvicorn_options`)
-    header_seconds: float = 10.0
+    header_seconds: float = ServerConfig.header_seconds
     _header_timer: asyncio.TimerHandle | None = None
     #: a request has begun whose headers are not all there yet
     _in_headers: bool = False
@@ -218,8 +219,8 @@ class HeaderDeadlineProtocol(HttpToolsProtocol):
             self.transport.close()
 
 
-def uvicorn_options(header_seconds: float = HeaderDeadlineProtocol.header_seconds) -> dict[str, Any]:
-    """The HTTP and websocket settings every server process passes to uvicorn:
-    ``header_seconds``, the deadline for a request's headers."""
-    http = type("HeaderDeadline", (HeaderDeadlineProtocol,), {"header_seconds": header_seconds})
+def uvicorn_options(config: ServerConfig) -> dict[str, Any]:
+    """The HTTP and websocket settings every server process passes to uvicorn, from the
+    process's ``config`` (its ``header_seconds``: the deadline for a request's headers)."""
+    http = type("HeaderDeadline", (HeaderDeadlineProtocol,), {"header_seconds": config.header_seconds})
     return {"http": http, "ws": WebSocketProtocol, "ws_max_size": MAX_MESSAGE_BYTES}
