@@ -7,7 +7,9 @@ Starts one server (uvicorn, the production limits except the per-address ones, s
 simulated browser here shares 127.0.0.1) on 127.0.0.1 with a temporary SQLite file unless
 ``--db`` names a database, opens N computer-mode tables (one session and one socket each), and
 for ``--seconds`` lets each scripted human act ``--think`` seconds after its turn comes. It
-times every human action from sending it to receiving the state it produced, then stops
+times every human action from sending it to receiving the state it produced (the reply that
+echoes the action's request id, as the page matches its replies; an error reply to it is
+counted as an error, untimed), then stops
 everything and prints one JSON object: tables, nodes, actions_per_s, p50_ms, p95_ms, p99_ms,
 errors, rss_mb_per_table, and changes_per_s (the table changes committed: the human's actions, the
 computer seats' and the rest). Everything is bounded in count and time and runs on loopback.
