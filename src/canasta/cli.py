@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--computer-processes", type=int, metavar="N", help="worker processes that choose the computer seats' moves beside the event loop (default: one per core but one, at most 4; 0: in the server process)")
     s.add_argument("--redis", metavar="URL", help="run as one of several nodes on one PostgreSQL database, with leases and messages over this Redis (redis://host:port/0)")
     s.add_argument("--smtp", dest="smtp_url", metavar="URL", help="send recovery and confirmation email through this server: smtp://[user:pass@]host[:port], smtp+starttls://… or smtps://… (default: recovery is unavailable)")
-    s.add_argument("--public-url", metavar="URL", help="the address players reach this server at, for links in email (default: the address of the request)")
+    s.add_argument("--public-url", metavar="URL", help="the address players reach this server at, for links in email (default: the host name the request was sent to, one of --allowed-host; --smtp needs one or the other)")
     s.add_argument("--no-registration-without-smtp", action="store_false", dest="registration_without_smtp", help="without --smtp, refuse registration (default: register at once, unconfirmed; see docs/protocol.md)")
     s.set_defaults(func=cmd_serve)
     a = sub.add_parser("admin", help="server administration: reported problems")

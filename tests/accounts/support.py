@@ -32,6 +32,9 @@ ACCOUNT_CONFIG = dataclasses.replace(
     recoveries_per_hour_per_email=10**6,
     emails_per_hour_per_email=10**6,
     reports_per_hour=10**6,
+    # the test client's host name: mailed links may then use it (create_app refuses email
+    # that could take its links' host from any request)
+    allowed_hosts=("testserver",),
 )
 
 PASSWORD = "correct horse battery"

@@ -136,3 +136,36 @@ def test_a_new_address_voids_the_recovery_links_mailed_to_the_old_one(db_url: st
         inbox.wait(5)
         r = Device(c).post("/api/account/reset", {"token": _mailed(inbox, new, "reset"), "password": "fresh secret 1"})
         assert r.status_code == 200
+
+
+def test_mailed_links_never_take_their_host_from_a_request(db_url: str, tmp_path) -> None:
+    """A reset asked for with a forged Host header must not mail the victim a link to the
+    forger's site (whose page would then read the token): email needs ``public_url``, or a
+    fixed list of host names the server answers to."""
+    import dataclasses
+
+    import pytest
+
+    from canasta.server import create_app, run
+
+    from .support import ACCOUNT_CONFIG
+
+    open_hosts = dataclasses.replace(ACCOUNT_CONFIG, smtp_url="smtp://127.0.0.1:1", allowed_hosts=())
+    with pytest.raises(ValueError, match="public-url"):
+        create_app(db_url, config=open_hosts)
+    # ``canasta serve`` on a public interface says so and does not start
+    with pytest.raises(SystemExit) as exit_:
+        run("0.0.0.0", 0, f"sqlite+aiosqlite:///{tmp_path / 'x.db'}", access_log=False, smtp_url="smtp://127.0.0.1:1")
+    assert exit_.value.code == 2
+
+    email = new_email()
+    with smtp_server() as (url, inbox), app_client(db_url, smtp_url=url) as c:
+        Device(c).register_confirmed(email, inbox)
+        sent = len(inbox.messages)
+        forged = c.post("/api/account/forgot", json={"email": email}, headers={"Host": "evil.example"})
+        assert forged.status_code == 400 and code(forged) == "bad_host"
+        assert Device(c).post("/api/account/forgot", {"email": email}).status_code == 202
+        mail = inbox.wait(sent + 1)[-1]
+        body = Inbox.text(mail)
+        assert "evil.example" not in body and f"http://testserver/#reset={inbox.token(mail)}" in body
+        assert len(inbox.messages) == sent + 1

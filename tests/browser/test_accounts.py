@@ -27,7 +27,7 @@ PASSWORD = "a long enough secret"
 @pytest.fixture
 def mail_server(tmp_path: Path) -> Iterator[tuple[Server, Inbox]]:
     with smtp_server() as (url, inbox):
-        s = Server(tmp_path / "canasta.db", config={"smtp_url": url})
+        s = Server(tmp_path / "canasta.db", config={"smtp_url": url, "allowed_hosts": ["127.0.0.1"]})
         s.start()
         try:
             yield s, inbox

@@ -53,6 +53,23 @@ def test_metrics_count_tables_sockets_messages_changes_and_action_latency(sqlite
             assert c.get("/metrics").status_code == 404
 
 
+def test_loopback_metrics_are_not_served_through_a_proxy(sqlite_url: str) -> None:
+    """A reverse proxy on the same machine connects from loopback for every client: a request
+    that carries a proxy's forwarding header is not this machine's own, whatever its address."""
+    from starlette.testclient import TestClient
+
+    from canasta.server import create_app
+
+    app = create_app(sqlite_url, bot_delay_ms=0, config=dataclasses.replace(TEST_CONFIG, metrics="loopback"))
+    with TestClient(app, client=("127.0.0.1", 50000)) as c:
+        assert c.get("/metrics").status_code == 200
+        for header in ("X-Forwarded-For", "X-Real-IP", "Forwarded"):
+            r = c.get("/metrics", headers={header: "203.0.113.9" if header != "Forwarded" else "for=203.0.113.9"})
+            assert r.status_code == 404, header
+    with TestClient(app, client=("::1", 50000)) as c:
+        assert c.get("/metrics").status_code == 200
+
+
 def lag_counts(text: str) -> tuple[float, float]:
     """(wake-ups within a quarter second, all wake-ups) of the loop-lag histogram."""
     within = total = 0.0

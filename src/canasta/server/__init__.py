@@ -53,7 +53,11 @@ def run(
         logger.setLevel(logging.INFO)
         logger.propagate = False
     url = resolve_db_url(db)
-    app = create_app(url, config=config)
+    try:
+        app = create_app(url, config=config)
+    except ValueError as e:  # a configuration unsafe to serve: said, not served
+        print(f"canasta: {e}", file=sys.stderr)
+        raise SystemExit(2) from e
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     print(
         f"Canasta is running at http://{shown}:{port}/  (database: {url.split('://', 1)[0]}; Ctrl+C to stop)"

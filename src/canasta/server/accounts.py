@@ -929,8 +929,13 @@ def install(
         return {"account": await account_json(account)}
 
     def link_base(request: Request) -> str:
+        """Where mailed links point: the configured public address, else the host name the
+        request was sent to, which is one of ``allowed_hosts`` (``create_app`` refuses email
+        with neither: a Host header alone would let anyone point a victim's reset link at
+        their own site)."""
         if config.public_url:
             return config.public_url.rstrip("/")
+        assert config.allowed_hosts, "create_app refuses email without public_url or allowed_hosts"
         parts = urlsplit(str(request.base_url))
         return f"{parts.scheme}://{parts.netloc}"
 

@@ -372,8 +372,17 @@ def create_app(
     bot_delay_ms: int = 600,
     config: ServerConfig | None = None,
 ) -> FastAPI:
-    """The web app on database ``db_url`` (None: SQLite in the user data directory)."""
+    """The web app on database ``db_url`` (None: SQLite in the user data directory).
+
+    Raises ``ValueError`` for a configuration that would be unsafe to serve: email
+    (``smtp_url``) with neither ``public_url`` nor ``allowed_hosts``, whose links would point
+    wherever a request's Host header said."""
     config = config or ServerConfig()
+    if config.smtp_url and not config.public_url and not config.allowed_hosts:
+        raise ValueError(
+            "email needs the address its links point to: give --public-url https://your.host "
+            "(or --allowed-host NAME, and the links use the host name a request was sent to)"
+        )
     store = Store(resolve_db_url(db_url), sqlite_busy_seconds=config.sqlite_busy_seconds)
     cluster: LocalCluster | RedisCluster = (
         RedisCluster(config.redis_url) if config.redis_url else LocalCluster()

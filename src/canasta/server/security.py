@@ -91,7 +91,16 @@ def client_address(scope: Scope) -> str:
     return host
 
 
+#: headers a reverse proxy adds: a request carrying one came from elsewhere through it
+_FORWARDING = (b"forwarded", b"x-forwarded-for", b"x-real-ip")
+
+
 def is_loopback(scope: Scope) -> bool:
+    """Whether the request comes from this machine itself: from a loopback address, and not
+    through a reverse proxy (one on this machine connects from loopback too, for every
+    client; without ``--forwarded-allow-ips`` the client address would be the proxy's)."""
+    if any(name in _FORWARDING for name, _ in scope.get("headers", ())):
+        return False
     client = scope.get("client")
     try:
         return bool(client) and ipaddress.ip_address(client[0]).is_loopback
