@@ -47,6 +47,8 @@ TEST_CONFIG = ServerConfig(
     suggest_rate=1e6,
     suggest_burst=10**6,
     reads_per_minute_per_address=10**6,
+    replay_views_per_minute_per_address=10**6,
+    replay_views_burst=10**6,
     metrics="on",
 )
 

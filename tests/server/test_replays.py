@@ -337,8 +337,9 @@ def test_imports_have_a_limit_of_their_own(sqlite_url: str) -> None:
 
 
 def test_an_import_waits_briefly_for_the_one_before_it(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One record replays at a time on a node: a second import waits at most
-    IMPORT_WAIT_SECONDS for the first, then answers 503 ``try_again`` (and may be sent again)."""
+    """One replay is built at a time on a node: a second import, or a view of a stored match,
+    waits at most BUILD_WAIT_SECONDS for the first, then answers 503 ``try_again`` (and may be
+    sent again)."""
     slow = replays._replay_import
     started = threading.Event()
 
@@ -348,10 +349,11 @@ def test_an_import_waits_briefly_for_the_one_before_it(sqlite_url: str, monkeypa
         return slow(record)
 
     monkeypatch.setattr(replays, "_replay_import", replay_slowly)
-    monkeypatch.setattr(replays, "IMPORT_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(replays, "BUILD_WAIT_SECONDS", 0.2)
     text = json.dumps(_golden())
     headers = {"content-type": "application/json"}
     with client(sqlite_url) as c:
+        stored = finished_table(c)
         answers: list[int] = []
         first = threading.Thread(target=lambda: answers.append(
             c.post("/api/replays/import", content=text, headers=headers).status_code))
@@ -359,6 +361,54 @@ def test_an_import_waits_briefly_for_the_one_before_it(sqlite_url: str, monkeypa
         assert started.wait(10)
         r = c.post("/api/replays/import", content=text + " ", headers=headers)
         assert r.status_code == 503 and r.json()["error"]["code"] == "try_again"
+        r = c.get(f"/api/replays/{stored}")
+        assert r.status_code == 503 and r.json()["error"]["code"] == "try_again"
         first.join(20)
         assert answers == [200]
         assert c.post("/api/replays/import", content=text + " ", headers=headers).status_code == 200
+        assert c.get(f"/api/replays/{stored}").status_code == 200
+
+
+def test_an_imported_record_shows_only_well_formed_commitments(sqlite_url: str) -> None:
+    """What an imported record carries beside its hands is a stranger's: the replay shows its
+    commitments, seeds and secret only when each is 64 hex digits, and nothing else of it (a
+    deeply nested or oversized value used to be echoed, and failed the answer with a 500)."""
+    record = _golden()
+    with client(sqlite_url) as c:
+        headers = {"content-type": "application/json"}
+        fair = {
+            "scheme": "sha256-v1",
+            "commitment": "a" * 64,
+            "secret": "not hex",
+            "hands": [
+                {"number": 1, "commitment": "b" * 64, "seed": "c" * 64, "extra": "x" * 1000},
+                {"number": 2, "commitment": "B" * 64},
+                "junk",
+            ],
+            "note": "anything",
+        }
+        deep: Any = []
+        for _ in range(600):
+            deep = [deep]
+        for sent, shown in (
+            (fair, {"scheme": "sha256-v1", "commitment": "a" * 64, "secret": None,
+                    "hands": [{"number": 1, "commitment": "b" * 64, "seed": "c" * 64}]}),
+            ({**fair, "commitment": deep}, None),
+            (deep, None),
+            ({"scheme": deep, "commitment": "a" * 64, "hands": []}, None),
+        ):
+            r = c.post("/api/replays/import", content=json.dumps({**record, "fairness": sent}), headers=headers)
+            assert r.status_code == 200, r.text
+            assert r.json()["replay"]["fairness"] == shown
+
+
+def test_replay_views_have_a_limit_of_their_own(sqlite_url: str) -> None:
+    """Each view builds a hand's steps: a burst of them from one address is refused with
+    429 ``rate_limited`` (the tables' own traffic is not limited by it)."""
+    config = dataclasses.replace(TEST_CONFIG, replay_views_per_minute_per_address=60, replay_views_burst=3)
+    with client(sqlite_url, config=config) as c:
+        tid = finished_table(c)
+        codes = [c.get(f"/api/replays/{tid}", params={"seat": i % 2}).status_code for i in range(5)]
+        assert codes[:3] == [200, 200, 200] and codes[3:] == [429, 429]
+        r = c.post("/api/replays/import", content=json.dumps(_golden()), headers={"content-type": "application/json"})
+        assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"

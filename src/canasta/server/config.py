@@ -40,6 +40,10 @@ class ServerConfig:
     #: new records ``POST /api/replays/import`` replays per client address per minute (each one
     #: a whole record, up to 20,000 actions; views of a record replayed lately do not count)
     imports_per_minute_per_address: int = 30
+    #: replay views (``GET /api/replays/{table}``, ``POST /api/replays/import``: each builds a
+    #: hand's steps) per client address per minute, and at once
+    replay_views_per_minute_per_address: int = 120
+    replay_views_burst: int = 20
     #: ``suggest`` per socket: per second, and in one burst (each one is a search)
     suggest_rate: float = 1.0
     suggest_burst: int = 3

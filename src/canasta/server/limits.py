@@ -32,15 +32,17 @@ class KeyedLimiter:
     """Token buckets by key, ``per_minute`` events each; the least recently used keys are
     forgotten past ``max_keys`` so a flood of keys cannot grow memory without bound."""
 
-    def __init__(self, per_minute: int, *, max_keys: int = 100_000) -> None:
+    def __init__(self, per_minute: int, *, burst: int | None = None, max_keys: int = 100_000) -> None:
         self.per_minute = per_minute
+        #: events at once (a full bucket); a minute's worth unless said
+        self.burst = per_minute if burst is None else burst
         self.max_keys = max_keys
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
     def allow(self, key: str) -> bool:
         bucket = self._buckets.get(key)
         if bucket is None:
-            bucket = self._buckets[key] = TokenBucket(self.per_minute / 60.0, self.per_minute)
+            bucket = self._buckets[key] = TokenBucket(self.per_minute / 60.0, self.burst)
             if len(self._buckets) > self.max_keys:
                 self._buckets.popitem(last=False)
         else:

@@ -35,6 +35,7 @@ from ..playback import hand_steps, replay_summary
 from .app import ApiError
 from .config import MAX_RECORD_BYTES, ServerConfig
 from .db import AccountRow, Store, TableLogRow, TableRow
+from .encoding import dumps_bytes
 from .limits import KeyedLimiter
 from .players import OWNER_SEAT, own_team, owner_seat
 from .progress import OFFLINE_MODES
@@ -101,16 +102,44 @@ def _hand_number(request: Request) -> int:
     return hand
 
 
-def _build(game: Game, request: Request, extra: dict[str, Any]) -> dict[str, Any]:
-    """The replay of one hand: the match summary, then that hand's steps (seen by default
-    from the seat the asker played)."""
+def _build(game: Game, request: Request, extra: dict[str, Any]) -> bytes:
+    """The replay of one hand as JSON: the match summary, then that hand's steps (seen by
+    default from the seat the asker played). Encoded here, in the builder's thread: a long
+    hand's steps are a few hundred kB, which the event loop should not encode."""
     summary = {**replay_summary(game), **extra}
     seat, reveal = _seat_and_reveal(request, game.settings.players, extra.get("own_seat") or 0)
     number = _hand_number(request)
     if number > len(game.hands):
         raise ApiError(404, "no_such_hand", f"the replay has {len(game.hands)} hand(s)")
     steps = hand_steps(game, number, seat=seat, reveal=reveal)
-    return {"replay": summary, "hand": number, "seat": seat, "reveal": reveal, "steps": steps}
+    return dumps_bytes({"replay": summary, "hand": number, "seat": seat, "reveal": reveal, "steps": steps})
+
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _imported_fairness(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The fairness part of an imported record as the replay shows it: the scheme, the
+    commitments and the revealed seeds and secret, each well formed, and nothing else (the
+    record is a stranger's: what it carries there is not echoed as sent). None: it has none,
+    or none that reads."""
+    fair = record.get("fairness")
+    if not isinstance(fair, dict) or not isinstance(fair.get("scheme"), str) or len(fair["scheme"]) > 40:
+        return None
+
+    def hex64(value: Any) -> str | None:
+        return value if isinstance(value, str) and _HEX64.fullmatch(value) else None
+
+    commitment = hex64(fair.get("commitment"))
+    entries = fair.get("hands")
+    if commitment is None or not isinstance(entries, list):
+        return None
+    hands = [
+        {"number": e["number"], "commitment": hex64(e.get("commitment")), "seed": hex64(e.get("seed"))}
+        for e in entries[:MAX_IMPORT_HANDS]
+        if isinstance(e, dict) and type(e.get("number")) is int and hex64(e.get("commitment"))
+    ]
+    return {"scheme": fair["scheme"], "commitment": commitment, "secret": hex64(fair.get("secret")), "hands": hands}
 
 
 def _check_import(record: Any) -> None:
@@ -150,9 +179,9 @@ def _replay_import(record: Any) -> Game:
     return game
 
 
-#: how long an import waits for the one before it (then 503 ``try_again``), and how many
-#: replayed records are kept for the views that follow
-IMPORT_WAIT_SECONDS = 5.0
+#: how long a replay waits for the one before it (then 503 ``try_again``), and how many
+#: imported records are kept for the views that follow
+BUILD_WAIT_SECONDS = 5.0
 REPLAYED_KEPT = 16
 
 
@@ -161,9 +190,11 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
     router = APIRouter()
     reads = KeyedLimiter(config.reads_per_minute_per_address)
     imports = KeyedLimiter(config.imports_per_minute_per_address)
-    # one import replays at a time: its thread holds the interpreter while it runs, and the
-    # event loop that serves every table must not share it with several
-    importing = asyncio.Semaphore(1)
+    views = KeyedLimiter(config.replay_views_per_minute_per_address, burst=config.replay_views_burst)
+    # one replay is built at a time on a node (an imported record's replay, a hand's steps):
+    # its thread holds the interpreter while it runs, and the event loop that serves every
+    # table must not share it with several
+    building = asyncio.Semaphore(1)
     # the records replayed last, by their text's SHA-256: the page posts a record again for
     # each hand, seat or reveal it shows, and those views neither replay it nor count
     replayed: OrderedDict[str, Game] = OrderedDict()
@@ -171,6 +202,21 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
     def count(request: Request) -> None:
         if not reads.allow(client_address(request.scope)):
             raise ApiError(429, "rate_limited", "too many requests: try again shortly")
+
+    def count_view(request: Request) -> None:
+        if not views.allow(client_address(request.scope)):
+            raise ApiError(429, "rate_limited", "too many replays asked for: try again shortly")
+
+    async def built(work: Callable[[], bytes]) -> Response:
+        """``work`` (a replay's JSON) run in a thread, one at a time on this node."""
+        try:
+            await asyncio.wait_for(building.acquire(), timeout=BUILD_WAIT_SECONDS)
+        except TimeoutError:
+            raise ApiError(503, "try_again", "the server is replaying other matches: try again") from None
+        try:
+            return Response(await asyncio.to_thread(work), media_type="application/json")
+        finally:
+            building.release()
 
     async def find(table_id: str, match: str | None) -> _Match | None:
         if not _TABLE_ID.fullmatch(table_id):
@@ -268,9 +314,10 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
         return {"matches": out[:RECENT]}
 
     @router.get("/api/replays/{table_id}")
-    async def replay(table_id: str, request: Request) -> dict[str, Any]:
+    async def replay(table_id: str, request: Request) -> Response:
         """One hand of a match, step by step (``hand``, ``seat``, ``reveal``, ``match``)."""
         m, record, own = await visible(request, table_id)
+        count_view(request)
         extra = {
             "table": m.table,
             "match": m.match,
@@ -279,8 +326,7 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
             "own_seat": own,
             "fairness": record.get("fairness"),
         }
-        game = await asyncio.to_thread(Game.from_record, record)
-        return await asyncio.to_thread(_build, game, request, extra)
+        return await built(lambda: _build(Game.from_record(record), request, extra))
 
     @router.get("/api/replays/{table_id}/record")
     async def export(table_id: str, request: Request) -> Response:
@@ -294,9 +340,10 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
         )
 
     @router.post("/api/replays/import")
-    async def imported(request: Request) -> dict[str, Any]:
+    async def imported(request: Request) -> Response:
         """Replay a record sent by the player (validated by the core; nothing is stored)."""
         count(request)
+        count_view(request)
         content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if content_type != "application/json":
             raise ApiError(415, "unsupported_media_type", "send the record as application/json")
@@ -308,25 +355,29 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
         except (ValueError, RecursionError) as e:
             raise ApiError(400, "bad_json", "the file is not valid JSON") from e
         digest = hashlib.sha256(body).hexdigest()
-        game = replayed.get(digest)
-        if game is None:
-            if not imports.allow(client_address(request.scope)):
-                raise ApiError(429, "rate_limited", "too many imported records: try again in a minute")
-            try:
-                await asyncio.wait_for(importing.acquire(), timeout=IMPORT_WAIT_SECONDS)
-            except TimeoutError:
-                raise ApiError(503, "try_again", "the server is replaying other records: try again") from None
-            try:
-                game = await asyncio.to_thread(_replay_import, record)
-            finally:
-                importing.release()
-            replayed[digest] = game
-            while len(replayed) > REPLAYED_KEPT:
-                replayed.popitem(last=False)
-        else:
-            replayed.move_to_end(digest)
-        extra = {"table": None, "match": None, "mode": None, "seats": [], "own_seat": None, "fairness": record.get("fairness")}
-        return await asyncio.to_thread(_build, game, request, extra)
+        cached = replayed.get(digest)
+        if cached is None and not imports.allow(client_address(request.scope)):
+            raise ApiError(429, "rate_limited", "too many imported records: try again in a minute")
+
+        games: list[Game] = []  # the record's replay, once the core has replayed it
+
+        def work() -> bytes:
+            game = _replay_import(record) if cached is None else cached
+            games.append(game)
+            fairness = _imported_fairness(record)
+            extra = {"table": None, "match": None, "mode": None, "seats": [], "own_seat": None, "fairness": fairness}
+            return _build(game, request, extra)
+
+        try:
+            return await built(work)
+        finally:  # kept for the views that follow (on the loop: the cache is the loop's)
+            if cached is not None:
+                if digest in replayed:  # (other imports may have pushed it out meanwhile)
+                    replayed.move_to_end(digest)
+            elif games:
+                replayed[digest] = games[0]
+                while len(replayed) > REPLAYED_KEPT:
+                    replayed.popitem(last=False)
 
     return router
 
