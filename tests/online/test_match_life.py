@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+import unicodedata
 import time
 from typing import Any
 
@@ -372,7 +373,13 @@ def test_names_are_cleaned(sqlite_url: str, raw: str, clean: str) -> None:
         assert r.json()["account"]["name"] == clean
 
 
-@pytest.mark.parametrize("raw", ["x" * 21, "\u200b\u200d", "   ", 42, None, "ａ" * 21])
+@pytest.mark.parametrize(
+    "raw",
+    ["x" * 21, "\u200b\u200d", "   ", 42, None, "ａ" * 21,
+     # characters that show nothing (Hangul fillers, the blank braille pattern, a variation
+     # selector alone), and a letter under a pile of combining marks
+     "\u3164", "\uffa0\u115f", "\u2800", "\ufe0f", "\u0301", "a" + "\u0301" * 19, "Ann" + "\u0308" * 4],
+)
 def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
     with online_client(sqlite_url) as c, browsers(c, 1) as (me,):
         before = me.account["name"]
@@ -391,7 +398,10 @@ def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
      "Our side", "相手チーム", "\u0421omputer 1", "G\u03c5est {n}", "\u0443\u043eu",
      # capitals (Greek Υ, Ν, Μ, Η and Cyrillic Н), and kanji that look like katakana
      "\u03a5OU", "Left oppo\u039dent", "CO\u039cPUTER 1", "T\u041dEIR SIDE", "T\u0397EIR SIDE",
-     "コンピュ\u4e00タ\u4e001", "ゲス\u535c{n}"],
+     "コンピュ\u4e00タ\u4e001", "ゲス\u535c{n}",
+     # an invisible mark or selector added, small capitals, Armenian and Cherokee look-alikes
+     "Computer\u034f 3", "Deleted\u034f player", "You\ufe00", "Guest {n}\u180b", "Partner\u17b4",
+     "G\u057dest {n}", "Y\u1d0f\u1d1c", "C\u1d0fmputer 2", "\u13a2HEIR SIDE"],
 )
 def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> None:
     """A person may not pass for a guest, a computer seat or a deleted account: the page shows
@@ -409,6 +419,15 @@ def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> Non
         assert r.status_code == 200 and r.json()["account"]["name"] == before
         for near in ("Guesthouse", "Computer 12", "Guest 48210", "Deleted players"):
             assert me.request("PATCH", "/api/account", json={"name": near}).status_code == 200
+
+
+@pytest.mark.parametrize("raw", ["Tiếng Việt", "क्षत्रिय", "ภาษาไทย", "Zoë", "Ａｎｎ ♥", "Ли Мин"])
+def test_names_in_every_script_are_kept(sqlite_url: str, raw: str) -> None:
+    """The cleaner's limits on marks and invisible characters leave real names alone."""
+    with online_client(sqlite_url) as c:
+        r = Browser(c).request("PATCH", "/api/account", json={"name": raw})
+        assert r.status_code == 200, r.text
+        assert r.json()["account"]["name"] == unicodedata.normalize("NFKC", raw)
 
 
 def test_name_changes_are_limited(sqlite_url: str) -> None:

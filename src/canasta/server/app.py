@@ -327,14 +327,30 @@ PAGE_NAME = re.compile(
 #: and like their katakana (kanji and hiragana): "Сomputer 1" with a Cyrillic С is refused as
 #: "Computer 1" is. Capitals are read first (casefolding would make Greek Υ a υ, which looks
 #: like u, not Y), then the small letters.
+#: Cherokee and Armenian capitals that look Latin are read too, and Latin small capitals
+#: ("Yᴏᴜ") and Armenian small letters ("Gսest") as the small letters they look like.
 _LOOKALIKE_CAPITALS = str.maketrans(
-    "ΑΒΕΗΙΚΜΝΟΡΤΥΧΖАВЕКМНОРСТХУЅІЈ",
-    "ABEHIKMNOPTYXZABEKMHOPCTXYSIJ",
+    "ΑΒΕΗΙΚΜΝΟΡΤΥΧΖАВЕКМНОРСТХУЅІЈᎪᏴᏟᎬᎻᎫᏦᎷᏢᏚᎢᏙᏔᏃՕՍՏԼ",
+    "ABEHIKMNOPTYXZABEKMHOPCTXYSIJABCEHJKMPSTVWZOUSL",
 )
 _LOOKALIKES = str.maketrans(
-    "аbсdеһіјкӏмnорԛѕтиuvԝхуzαβεηικνορτυχ一卜夕口工力二へぺべ",
-    "abcdehijklmnopqstuuvwxyzabenikvoptuxートタロエカニヘペベ",
+    "аbсdеһіјкӏмnорԛѕтиuvԝхуzαβεηικνορτυχ一卜夕口工力二へぺべ"
+    "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢհոսօցզ",
+    "abcdehijklmnopqstuuvwxyzabenikvoptuxートタロエカニヘペベ"
+    "abcdefghijklmnoprstuvwyzhnuogq",
 )
+#: characters that show nothing (Unicode's default-ignorable code points that are not
+#: control or format characters, which the cleaner drops anyway: the combining grapheme
+#: joiner, variation selectors, Hangul and Mongolian fillers and selectors, Khmer's
+#: inherent vowels; and the blank braille pattern): a name made of them reads as empty, and
+#: one added to a reserved name would hide it from the look-alike check
+_INVISIBLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+#: combining marks one letter may carry: Vietnamese and the Indic and Thai scripts need two or
+#: three; a pile of them ("Zalgo" text) spills over the names around it
+MAX_MARKS = 3
 
 
 def given_name(name: str) -> bool:
@@ -353,12 +369,18 @@ def clean_name(value: Any) -> str:
         raise ApiError(400, "bad_name", "name is a string")
     text = unicodedata.normalize("NFKC", value)
     text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+    text = _INVISIBLE.sub("", text)
     # removing a character may leave a sequence NFKC composes ("e", ZWJ, U+0301): again
     text = unicodedata.normalize("NFKC", " ".join(text.split()))
-    if not text:
+    if not text or all(unicodedata.category(ch)[0] in "MZ" for ch in text):
         raise ApiError(400, "bad_name", "the name is empty once cleaned")
     if len(text) > NAME_MAX:
         raise ApiError(400, "bad_name", f"a name has at most {NAME_MAX} characters")
+    marks = 0
+    for ch in text:
+        marks = marks + 1 if unicodedata.category(ch)[0] == "M" else 0
+        if marks > MAX_MARKS:
+            raise ApiError(400, "bad_name", f"a letter carries at most {MAX_MARKS} accents or marks")
     return text
 
 
