@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-import unicodedata
 import time
+import unicodedata
 from typing import Any
 
 import pytest

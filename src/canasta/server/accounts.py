@@ -71,7 +71,9 @@ log = logging.getLogger("canasta.accounts")
 PASSWORD_MIN = 8
 PASSWORD_MAX = 128
 EMAIL_MAX = 254
-_EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s.]+(\.[^@\s.]+)+")
+#: an address of one mailbox: none of the characters that separate or quote addresses in a
+#: header (``a@b.c,d@e.f`` would be two recipients), letters of any script allowed
+_EMAIL = re.compile(r'[^@\s",:;<>()\[\]\\]{1,64}@[^@\s.",:;<>()\[\]\\]+(\.[^@\s.",:;<>()\[\]\\]+)+')
 #: recovery and confirmation tokens are ``secrets.token_urlsafe(32)``
 _RECOVERY_TOKEN = re.compile(r"[A-Za-z0-9_-]{40,50}")
 

@@ -63,7 +63,8 @@ class SmtpServer:
                     smtp.ehlo()
                 if self.user:
                     smtp.login(self.user, self.password or "")
-                smtp.send_message(message)
+                # the one recipient as given, never the To header's parse of it
+                smtp.send_message(message, to_addrs=[str(message["To"])])
         except (OSError, smtplib.SMTPException) as e:
             raise MailError(str(e)) from e
 
