@@ -197,3 +197,39 @@ def test_starting_rooms_counts_against_the_new_table_limits(sqlite_url: str) -> 
             seat = Socket(host.socket(f"/ws/tables/{table}"))
             seat.until(lambda m: m["type"] == "state")
             assert seat.ask(type="leave")["change"] == "leave"
+
+
+def test_rooms_from_one_network_are_limited(db_url: str) -> None:
+    """Guests are free, and each may host a room: the sessions of one client address host at
+    most ``rooms_per_address`` rooms at once, so one machine cannot fill the server's rooms."""
+    config = dataclasses.replace(ONLINE_CONFIG, rooms_per_address=2)
+    with online_client(db_url, config) as c, browsers(c, 3) as (a, b, third):
+        for host in (a, b):
+            host.open_lobby()
+            host.send(host.lobby, type="room_create", preset="two-player", target=2500)  # type: ignore[arg-type]
+            _room(host)
+        third.open_lobby()
+        assert third.lobby_error(type="room_create", preset="two-player", target=2500) == "too_many_rooms"
+        a.send(a.lobby, type="room_leave")  # type: ignore[arg-type]
+        assert a.lobby_until("room", lambda m: m["room"] is None)["closed"] == "host_left"
+        third.send(third.lobby, type="room_create", preset="two-player", target=2500)  # type: ignore[arg-type]
+        assert _room(third)["host"] is True
+
+
+def test_joining_renews_a_room_only_up_to_its_lifetime(db_url: str) -> None:
+    """A player joining renews the room's wait, but joining and leaving cannot keep a room
+    open past ``room_lifetime_seconds`` from its making."""
+    config = dataclasses.replace(ONLINE_CONFIG, room_seconds=1.0, room_lifetime_seconds=1.5)
+    with online_client(db_url, config) as c, browsers(c, 2) as (host, guest):
+        host.open_lobby()
+        guest.open_lobby()
+        host.send(host.lobby, type="room_create", preset="two-player", target=2500)  # type: ignore[arg-type]
+        room = _room(host)
+        code, first = room["code"], room["expires_ms"]
+        guest.send(guest.lobby, type="room_join", code=code)  # type: ignore[arg-type]
+        renewed = _room(guest)["expires_ms"]
+        assert first <= renewed <= first + 500 + 50  # renewed, but not past the lifetime
+        guest.send(guest.lobby, type="room_leave")  # type: ignore[arg-type]
+        guest.lobby_until("room", lambda m: m["room"] is None)
+        closed = host.lobby_until("room", lambda m: m["room"] is None)
+        assert closed["closed"] == "expired"

@@ -117,9 +117,13 @@ class ServerConfig:
     #: many seconds for nearer players (the accepted spread widens meanwhile; close groups
     #: start at once); 0: every full group starts at once
     pairing_seconds: float = 4.0
-    #: private rooms: how long one lives without being started, and how many exist at once
+    #: private rooms: how long one lives without being started (a player joining renews it),
+    #: how long at most in all, how many exist at once, and how many the sessions of one client
+    #: address may host at once
     room_seconds: float = 1800.0
+    room_lifetime_seconds: float = 7200.0
     rooms: int = 2000
+    rooms_per_address: int = 8
     #: lobby requests that change something (queue, rooms) per session per minute
     lobby_actions_per_minute: int = 60
     #: quick-chat messages per player per minute, and name changes per session per minute

@@ -141,6 +141,9 @@ class Lobby:
         self.names: dict[str, str] = {}
         self.queue: dict[str, QueueEntry] = {}
         self.rooms: dict[str, Room] = {}
+        #: the client address each room was made from (this process's rooms; a room loaded
+        #: from the database counts against none)
+        self._room_address: dict[str, str] = {}
         self.actions = KeyedLimiter(config.lobby_actions_per_minute)
         self._grace: dict[str, asyncio.TimerHandle] = {}
         self._queue_dirty = False
@@ -199,6 +202,7 @@ class Lobby:
             self.conns.clear()
             self.queue.clear()
             self.rooms.clear()
+            self._room_address.clear()
 
     def has_room_for(self, account: str) -> bool:
         return len(self.conns.get(account, ())) < SOCKETS_PER_SESSION
@@ -456,6 +460,7 @@ class Lobby:
     async def _close_room(self, room: Room, reason: str) -> None:
         await self.store.delete_lobby_entries("room", [room.code])
         self.rooms.pop(room.code, None)
+        self._room_address.pop(room.code, None)
         for account in room.members():
             self._send(account, {"type": "room", "room": None, "closed": reason})
 
@@ -482,6 +487,13 @@ class Lobby:
         self._busy(account)
         if len(self.rooms) >= self.config.rooms:
             raise TableError("server_full", "no room for another private room: try again later")
+        address = self._conn.address if self._conn is not None else None
+        if address is not None:
+            held = sum(1 for code, a in self._room_address.items() if a == address and code in self.rooms)
+            if held >= self.config.rooms_per_address:
+                raise TableError(
+                    "too_many_rooms", "too many private rooms are open from your network: close one first"
+                )
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
         while code in self.rooms:  # pragma: no cover - 31**6 codes
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -498,6 +510,8 @@ class Lobby:
         )
         await self._save_room(room)
         self.rooms[code] = room
+        if address is not None:
+            self._room_address[code] = address
         return None
 
     async def _room_join(self, account: str, msg: dict[str, Any]) -> dict[str, Any] | None:
@@ -516,7 +530,11 @@ class Lobby:
         if not free:
             raise TableError("room_full", "this room is full")
         room.seats[free[0]] = {"account": account, "name": self.names.get(account, "Guest")}
-        room.expires = time.time() + self.config.room_seconds
+        # renewed, up to the room's whole lifetime (joining and leaving cannot keep it forever)
+        room.expires = max(
+            room.expires,
+            min(time.time() + self.config.room_seconds, room.created + self.config.room_lifetime_seconds),
+        )
         await self._save_room(room)
         return None
 
@@ -595,6 +613,7 @@ class Lobby:
         members = room.members()
         await self.store.delete_lobby_entries("room", [room.code])
         self.rooms.pop(room.code, None)
+        self._room_address.pop(room.code, None)
         for member in members:
             self._send(member, {"type": "match", "table": table})
         return None
