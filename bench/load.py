@@ -92,6 +92,7 @@ config = ServerConfig(
     sockets_per_address=n, socket_opens_per_minute_per_address=n,
     min_bot_delay_ms=int(sys.argv[3]), live_tables=20000,
     redis_url=redis, single_node=redis is None,
+    rate_shared_networks=True,  # the simulated browsers stand in for many machines
     computer_processes=int(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None,
 )
 app = create_app(sys.argv[1], bot_delay_ms=int(sys.argv[3]), config=config)

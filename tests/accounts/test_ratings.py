@@ -174,6 +174,29 @@ def test_a_finished_quick_match_rates_its_players_once(db_url: str) -> None:
             b.close()
 
 
+def test_a_quick_match_of_people_from_one_network_changes_no_rating(db_url: str) -> None:
+    """Guests are free: one machine's two accounts queued at once could farm a rating off a
+    throwaway one. A quick match two of whose people joined from one client address is played
+    all the same, unrated, and says why; its rematch too."""
+    with app_client(db_url, rate_shared_networks=False) as c:  # the test client: one address
+        a, b = Device(c, "Ann"), Device(c, "Bob")
+        try:
+            table_id = finish_quick_match(c, [a, b])
+            table = c.app.state.tables.peek(table_id)
+            assert table.rated is False and table.options["online"]["unrated"] == "shared_network"
+            ws = b.socket(f"/ws/tables/{table_id}")
+            on = b.until(ws, lambda m: m["type"] == "state")["table"]["online"]
+            assert on["rated"] is False and on["unrated"] == "shared_network" and on["ratings"] is None
+            ws.close()
+            for dev in (a, b):
+                assert dev.get("/api/profile").json()["ratings"]["two-player"]["played"] == 0
+            rematch = c.portal.call(c.app.state.tables._rematch, table)
+            assert c.app.state.tables.peek(rematch).options["online"]["unrated"] == "shared_network"
+        finally:
+            a.close()
+            b.close()
+
+
 def test_quick_match_pairs_the_oldest_with_the_closest_rating(db_url: str) -> None:
     # a long pairing window: the two waiting (35 apart) do not accept each other yet
     with app_client(db_url, pairing_seconds=60.0) as c:

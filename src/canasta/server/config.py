@@ -124,6 +124,10 @@ class ServerConfig:
     room_lifetime_seconds: float = 7200.0
     rooms: int = 2000
     rooms_per_address: int = 8
+    #: whether a quick match two of whose people joined from one client address changes
+    #: ratings (False: it is played unrated, so one machine's throwaway accounts cannot farm
+    #: them; True for a club or a LAN where everyone shares an address)
+    rate_shared_networks: bool = False
     #: lobby requests that change something (queue, rooms) per session per minute
     lobby_actions_per_minute: int = 60
     #: quick-chat messages per player per minute, and name changes per session per minute

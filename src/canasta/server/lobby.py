@@ -140,6 +140,10 @@ class Lobby:
         self.conns: dict[str, set[Conn]] = {}
         self.names: dict[str, str] = {}
         self.queue: dict[str, QueueEntry] = {}
+        #: the client address each queued account joined from (this process's entries: one
+        #: loaded from the database has none); a quick match two of whose people share one
+        #: is played unrated, so one machine's throwaway accounts cannot farm ratings
+        self._queue_address: dict[str, str] = {}
         self.rooms: dict[str, Room] = {}
         #: the client address each room was made from (this process's rooms; a room loaded
         #: from the database counts against none)
@@ -201,6 +205,7 @@ class Lobby:
         if forget:
             self.conns.clear()
             self.queue.clear()
+            self._queue_address.clear()
             self.rooms.clear()
             self._room_address.clear()
 
@@ -354,6 +359,9 @@ class Lobby:
         entry = QueueEntry(account, self.names.get(account, "Guest"), preset, target, time.time())
         await self.store.put_lobby_entry("queue", account, asdict(entry))
         self.queue[account] = entry
+        address = self._conn.address if self._conn is not None else None
+        if address is not None:
+            self._queue_address[account] = address
         self._queue_dirty = True
         self._send(account, {"type": "queued", "mine": entry.to_json()})
         await self._match(entry.preset, entry.target)
@@ -370,6 +378,7 @@ class Lobby:
         await self.store.delete_lobby_entries("queue", accounts)
         for account in accounts:
             self.queue.pop(account, None)
+            self._queue_address.pop(account, None)
             handle = self._grace.pop(account, None)
             if handle is not None:
                 handle.cancel()
@@ -407,7 +416,10 @@ class Lobby:
                 continue
             random.SystemRandom().shuffle(group)  # seats and partnerships at random
             players: list[tuple[str, str] | None] = [(e.account, e.name) for e in group]
-            table = await self.tables.create_online(settings, players, public=True)
+            known = [a for e in group if (a := self._queue_address.get(e.account)) is not None]
+            shared = len(set(known)) < len(known) and not self.config.rate_shared_networks
+            unrated = "shared_network" if shared else None
+            table = await self.tables.create_online(settings, players, public=True, unrated=unrated)
             await self._drop_entries([e.account for e in group])
             for e in group:
                 self._send(e.account, {"type": "match", "table": table})

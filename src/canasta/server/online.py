@@ -75,11 +75,13 @@ ENDED = ("match_over", "abandoned")
 
 
 def new_online_state(
-    accounts: list[str | None], *, public: bool, room: str | None = None
+    accounts: list[str | None], *, public: bool, room: str | None = None, unrated: str | None = None
 ) -> dict[str, Any]:
-    """The online part of a new table's options (``None`` accounts: computer seats)."""
+    """The online part of a new table's options (``None`` accounts: computer seats).
+    ``unrated``: why a quick match changes no rating all the same (``"shared_network"``: two
+    of its people joined from one client address), or None."""
     n = len(accounts)
-    return {
+    state: dict[str, Any] = {
         "accounts": list(accounts),
         "auto": [None] * n,
         "deadline": None,
@@ -90,6 +92,9 @@ def new_online_state(
         "room": room,
         "next": None,
     }
+    if unrated is not None:
+        state["unrated"] = unrated
+    return state
 
 
 class Online:
@@ -151,7 +156,8 @@ class Online:
     @property
     def rated(self) -> bool:
         """Whether this match changes its players' ratings when it ends: a quick match (public,
-        not a room's) whose every seat was a person when it started, two or four of them."""
+        not a room's) whose every seat was a person when it started, two or four of them, none
+        two of them from one network (``unrated``)."""
         if self.mode != "online":
             return False
         on = self.online
@@ -159,6 +165,7 @@ class Online:
         return (
             bool(on["public"])
             and on["room"] is None
+            and not on.get("unrated")
             and len(accounts) in (2, 4)
             and all(a is not None for a in accounts)
         )
@@ -216,6 +223,7 @@ class Online:
             "room": on["room"],
             "next": on["next"],
             "rated": self.rated,
+            "unrated": on.get("unrated"),
             "ratings": on.get("ratings"),
         }
 

@@ -337,9 +337,11 @@ class Table(Seating, Handlers, Online):
         room: str | None = None,
         levels: list[str | None] | None = None,
         config: ServerConfig | None = None,
+        unrated: str | None = None,
     ) -> Table:
         """A new online match: ``players`` holds (account, name) per seat, or None for a
-        computer seat (of ``levels[seat]``, Normal by default)."""
+        computer seat (of ``levels[seat]``, Normal by default); ``unrated``: why a quick match
+        changes no rating (:func:`new_online_state`)."""
         config = config or ServerConfig()
         seats = []
         for seat, player in enumerate(players):
@@ -353,7 +355,7 @@ class Table(Seating, Handlers, Online):
             "difficulty": "normal",
             "delay_ms": config.online_bot_delay_ms,
             "online": new_online_state(
-                [None if p is None else p[0] for p in players], public=public, room=room
+                [None if p is None else p[0] for p in players], public=public, room=room, unrated=unrated
             ),
         }
         table = cls._new(

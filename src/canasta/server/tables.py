@@ -155,8 +155,10 @@ class Tables:
         public: bool,
         room: str | None = None,
         levels: list[str | None] | None = None,
+        unrated: str | None = None,
     ) -> str:
-        """A new online match, saved before its id is returned (storage errors propagate).
+        """A new online match, saved before its id is returned (storage errors propagate);
+        ``unrated``: why a quick match changes no rating (``online.new_online_state``).
 
         With several nodes it starts on the node serving the fewest tables: another node is
         told to adopt it (it loads the table and takes its lease at once); if that node is
@@ -174,6 +176,7 @@ class Tables:
             room=room,
             levels=levels,
             config=self.config,
+            unrated=unrated,
         )
         if target == self.cluster.node:
             return (await self._open_new(table)).id
@@ -424,7 +427,7 @@ class Tables:
             players.append(None if account is None or left else (account, table.seats[seat].name))
         levels = [s.level for s in table.seats]
         return await self.create_online(
-            table.game.settings, players, public=bool(on["public"]), levels=levels
+            table.game.settings, players, public=bool(on["public"]), levels=levels, unrated=on.get("unrated")
         )
 
     def online_tables(self) -> list[Table]:

@@ -374,7 +374,10 @@ function onlineButtons(ctl, body, row, matchOver, on) {
 /** What a finished online match did to its players' ratings, as the server recorded them
  * (they arrive a moment after the match ends), or that it changed none. */
 function ratingChanges(on) {
-  if (!on.rated) return h("p", { class: "muted", id: "rating-changes" }, t("online.not_rated"));
+  if (!on.rated) {
+    const why = on.unrated === "shared_network" ? "online.not_rated_shared" : "online.not_rated";
+    return h("p", { class: "muted", id: "rating-changes" }, t(why));
+  }
   const me = S.table.seat;
   // the reader's own change first, then the others by seat
   if (!on.ratings) return h("p", { class: "muted", id: "rating-changes" }, t("online.ratings_pending"));
