@@ -152,18 +152,24 @@ def test_private_room_by_code_and_link_with_partners_and_a_computer(browser, onl
     host, friend, other = contexts(browser, 3)
     open_lobby(host, online_server.url)
     host_name = host.inner_text("#online-you .you-name")
+    host.select_option("#room-target", "one_hand")
     host.click("#btn-create-room")
     host.wait_for_selector("#room-code-value")
     code = host.inner_text("#room-code-value")
     assert re.fullmatch(r"[A-Z2-9]{6}", code)
     link = host.input_value("#room-link")
     assert link.endswith(f"/#room={code}")
-    # a friend joins by typing the code (lower case), another by opening the link
+    # a friend joins by typing the code (lower case; a mistyped one first: its refusal goes
+    # once the room opens), another by opening the link
     open_lobby(friend, online_server.url)
     friend_name = friend.inner_text("#online-you .you-name")
+    friend.fill("#room-code", "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY")
+    friend.click("#btn-join-room")
+    friend.wait_for_selector("#toast.show.bad")
     friend.fill("#room-code", code.lower())
     friend.click("#btn-join-room")
     friend.wait_for_selector("#room")
+    assert friend.locator("#toast.show.bad").count() == 0
     other.goto(link)
     other.wait_for_selector("#room")
     host.wait_for_function("() => document.querySelectorAll('#room-seats .who b').length === 3")
@@ -183,6 +189,11 @@ def test_private_room_by_code_and_link_with_partners_and_a_computer(browser, onl
     assert seat_labels(host)[1] == friend_name
     assert seat_labels(host)[2] == "Computer 4"
     assert seat_labels(friend)[1] == host_name
+    # a side's score names the reader first, whichever seat they have
+    for page, partner in ((host, friend_name), (friend, host_name), (other, "Computer 4")):
+        assert page.inner_text("#scorebar .score.own .who") == f"You & {partner}"
+    # a one-hand match says so, not "to One hand"
+    assert host.inner_text("#scorebar .meta") == "Hand 1 · a one-hand match"
     for page in (host, friend, other):
         assert not page.errors, page.errors
 
@@ -409,3 +420,18 @@ def test_the_end_of_a_quick_match_shows_each_players_rating_change(browser, tmp_
             assert not page.errors, page.errors
     finally:
         server.stop()
+
+
+def test_a_new_screen_opens_at_its_top_on_a_phone(browser, online_server):
+    """The phone's start screen scrolled down to its "Online play" button: the lobby opens at
+    its top (its title and the player's name in view), not at the start screen's offset."""
+    (phone,) = contexts(browser, 1)  # the first context is a 390 x 844 phone
+    phone.set_viewport_size({"width": 390, "height": 600})
+    phone.goto(online_server.url)
+    phone.wait_for_selector("body.ready")
+    phone.locator("#btn-online").scroll_into_view_if_needed()
+    assert phone.evaluate("window.scrollY") > 0, "the start screen fits: nothing to check"
+    phone.click("#btn-online")
+    phone.wait_for_selector("#btn-find-match:not([disabled])")
+    assert phone.evaluate("window.scrollY") == 0
+    assert phone.locator("#online-you .you-name").bounding_box()["y"] >= 0

@@ -74,6 +74,23 @@ def test_three_player_match_over_fits_a_laptop_screen_without_scrolling(browser,
     context.close()
 
 
+def test_a_result_dialog_taller_than_a_laptop_screen_keeps_its_buttons_in_view(browser, quick_server):
+    """At 1280 x 700 the end of a four-player match is taller than the window: it scrolls, and
+    its row of buttons stays at the dialog's foot, in view, whatever is scrolled."""
+    context = browser.new_context(viewport={"width": 1280, "height": 700})
+    page = context.new_page()
+    open_finished_hand(page, quick_server, "classic", "en")
+    page.wait_for_selector("#overlay[data-kind=match] #btn-new-match")
+    dialog = page.locator("#overlay .dialog")
+    assert dialog.evaluate("d => d.scrollHeight > d.clientHeight"), "the dialog fits: nothing to check"
+    for where in ("0", "d.scrollHeight / 2", "d.scrollHeight"):
+        dialog.evaluate(f"d => {{ d.scrollTop = {where}; }}")
+        box = _box(page, "#overlay .dialog")
+        for b in page.eval_on_selector_all("#overlay .dialog-buttons button", "bs => bs.map(b => b.getBoundingClientRect().toJSON())"):
+            assert box["y"] <= b["y"] and b["y"] + b["height"] <= min(700, box["y"] + box["height"]) + 1, (where, b)
+    context.close()
+
+
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_a_tall_result_dialog_on_a_phone_opens_at_its_top(browser, quick_server, lang):
     """On a phone the end of a hand is taller than the screen: it opens showing how the hand

@@ -14,7 +14,7 @@ import { initAccount } from "./account.js";
 import { openLobby, isOnline, reconnectLobby } from "./online.js";
 import { $ } from "./dom.js";
 import { setCardFacts } from "./cards.js";
-import { bindScreen, show, redraw, toast, openOverlay, focusAfterAction } from "./screen.js";
+import { bindScreen, show, redraw, toast, clearBadToast, openOverlay, focusAfterAction } from "./screen.js";
 import { openTable, request, sendSpeed } from "./session.js";
 import { actions } from "./plan.js";
 import { following, goBack, listen, parseAddress, syncAddress } from "./nav.js";
@@ -26,6 +26,7 @@ export const controller = {
   show,
   redraw,
   toast,
+  clearBadToast,
   openTable,
   teamName: (team) => teamName(team, true),  // the score bar: as in this hand
   seatName: (seat) => seatName(seat),

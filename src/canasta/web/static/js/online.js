@@ -99,12 +99,15 @@ function onLobby(msg) {
     case "queue": L.queue = msg.queue || {}; break;
     case "live": L.live = msg.live || []; break;
     case "room":
+      // a room opened or changed: an earlier refusal ("no open room has this code") is stale
+      if (msg.room && !L.room) ctl.clearBadToast();
       L.room = msg.room;
       if (L.room) delete L.drafts["room-code"];
       L.moving = null;
       if (msg.closed && msg.closed !== "left") ctl.toast(t(`online.room_closed.${msg.closed}`));
       break;
     case "match":
+      ctl.clearBadToast();
       L.mine = null;
       L.room = null;
       L.current = msg.table;

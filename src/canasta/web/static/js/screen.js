@@ -45,11 +45,13 @@ export function tableOverlays() {
 
 export function show(screen) {
   const back = screen === "table" && S.screen !== "table";
+  const changed = S.screen !== screen;
   S.screen = screen;
   for (const id of ["start", "table", "rules", "tutorial", "online", "replay"]) $(`#${id}`).hidden = id !== screen;
   document.body.dataset.screen = screen;
   if (back) tableOverlays();
   redraw();
+  if (changed) window.scrollTo(0, 0);  // a new screen starts at its top, not where the last one was
   // A new screen: focus its heading unless something on it already took focus.
   if (!overlayKind() && (document.activeElement === document.body || !document.activeElement)) {
     const head = document.querySelector(`#${screen} h1`);
@@ -200,10 +202,8 @@ function renderScorebar() {
       h("span", "who", ctl.teamName(team)), " ", h("b", null, String(scores[team]))));
   }
   const target = m.target || v.settings.target;
-  bar.append(h("span", "meta", t("score.hand_target", {
-    n: m.hand_number || v.hand_number,
-    target: target === "one_hand" ? t("settings.target_one_hand") : target,
-  })));
+  const n = m.hand_number || v.hand_number;
+  bar.append(h("span", "meta", target === "one_hand" ? t("score.one_hand", { n }) : t("score.hand_target", { n, target })));
 }
 
 export function toast(text, kind = "") {
@@ -213,6 +213,14 @@ export function toast(text, kind = "") {
   keepClearOfActions(el);
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { el.className = "toast"; }, 3200);
+}
+
+/** Take down a warning toast still showing (what it warned of has since gone right). */
+export function clearBadToast() {
+  const el = $("#toast");
+  if (!el.classList.contains("bad")) return;
+  clearTimeout(toast.timer);
+  el.className = "toast";
 }
 
 /** A toast never covers the table's action buttons: it reads under the header (app.css), and

@@ -64,15 +64,23 @@ function otherSeats() {
   return out;
 }
 
+/** Seats named together: online, the reader's own seat first ("You & Di"), then by seat
+ * (pass-and-play's "Player 1 & Player 3" keeps seat order whoever holds the device). */
+function namesOf(seats) {
+  const online = S.table && S.table.mode === "online";
+  const me = online && !watching() ? mySeat() : -1;
+  return [...seats].sort((a, b) => (b === me) - (a === me) || a - b).map((s) => seatName(s)).join(" & ");
+}
+
 export function sideName(side) {
   const v = S.view;
   const seats = v.sides.map((s, i) => (s === side ? i : -1)).filter((i) => i >= 0);
   const mine = v.sides[mySeat()] === side;
   if (S.table && S.table.mode === "computer" && !watching()) {
     if (mine) return seats.length > 1 ? t("side.us") : t("seat.you");
-    return seats.length > 1 ? t("side.them") : seats.map((s) => seatName(s)).join(" & ");
+    return seats.length > 1 ? t("side.them") : namesOf(seats);
   }
-  return seats.map((s) => seatName(s)).join(" & ");
+  return namesOf(seats);
 }
 
 /** A match score's owner; ``inHand``: named as in this hand (the score bar, during play). */
@@ -84,7 +92,7 @@ export function teamName(team, inHand = false) {
     if (seats.length > 1) return mine ? t("side.us") : t("side.them");
     return seatName(seats[0], inHand);  // (at the end: a match's player, not a hand's partner)
   }
-  return seats.map((s) => seatName(s)).join(" & ");
+  return namesOf(seats);
 }
 
 // ---- plan helpers -----------------------------------------------------------------------
