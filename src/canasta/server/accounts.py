@@ -26,17 +26,19 @@ from urllib.parse import urlsplit
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from fastapi import FastAPI, Request, Response
-from sqlalchemy import String, case, cast, delete, select, update
+from sqlalchemy import String, case, cast, delete, exists, literal, select, update
 from sqlalchemy.exc import IntegrityError
 
 from . import economy, ratings, reports
 from .cluster import RedisCluster
 from .db import (
+    SESSION_LIFETIME,
     AccountRow,
     Base,
     SessionRow,
     StatsRow,
     Store,
+    TableLogRow,
     TableRow,
     _aware,
     now,
@@ -48,12 +50,14 @@ from .mail import MailError, SmtpServer, message, send
 from .models_accounts import (
     CredentialRow,
     EmailTokenRow,
+    MatchPlayerRow,
     OwnedItemRow,
     RatingRow,
     RecoveryTokenRow,
     ReportRow,
     WalletRow,
 )
+from .progress import OFFLINE_MODES
 from .security import client_address
 from .table import DELETED_NAME
 
@@ -67,6 +71,9 @@ if TYPE_CHECKING:
     from .tables import Tables
 
 log = logging.getLogger("canasta.accounts")
+
+#: guests the upkeep purges in one run at most
+PURGE_BATCH = 200
 
 PASSWORD_MIN = 8
 PASSWORD_MAX = 128
@@ -598,10 +605,12 @@ def install(
     config: ServerConfig,
     require_account: Callable[[Request], Awaitable[AccountRow]],
     sessions_ended: Callable[..., Awaitable[None]] | None = None,
+    jobs: dict[str, tuple[float, Callable[[], Awaitable[object]]]] | None = None,
 ) -> None:
     """Add the account, profile, leaderboard, shop and report routes to ``app``, and the
     rating of finished quick matches to ``tables``. ``sessions_ended(account, keep=token,
-    only=token)`` closes the sockets opened with sessions that ended here."""
+    only=token)`` closes the sockets opened with sessions that ended here; ``jobs`` takes the
+    upkeep to repeat (name: (seconds, job)): the purge of sessions and guests nobody can use."""
 
     async def ended(account_id: str, *, keep: str | None = None, only: str | None = None) -> None:
         if sessions_ended is not None:
@@ -1009,8 +1018,15 @@ def install(
         current = getattr(lobby, "_current_match", None)
         if current is not None and current(account.id):
             raise ApiError(409, "in_match", "finish or leave your online match first")
-        await lobby.forget(account.id)
-        renamed = await delete_personal_data(store, account.id)
+        await erase(account.id)
+        clear_cookie(request, response)
+        return {"deleted": True}
+
+    async def erase(account_id: str) -> list[str]:
+        """Forget an account's person (:func:`delete_personal_data`); the online tables that
+        list it, which it returns, show the seat renamed."""
+        await lobby.forget(account_id)
+        renamed = await delete_personal_data(store, account_id)
         # the tables in memory rename the seat themselves (saved and sent as a change: a later
         # save of theirs keeps the new name), a match the player left playing on; with several
         # nodes the owner of each is told, and a table loaded later checks for itself
@@ -1019,20 +1035,98 @@ def install(
         for table_id in renamed:
             table = here.get(table_id)
             if table is not None:
-                saving.append(table.forget_account(account.id, DELETED_NAME))
+                saving.append(table.forget_account(account_id, DELETED_NAME))
             elif tables.cluster.distributed:
                 with contextlib.suppress(Exception):  # Redis away: the table renames itself when next loaded
                     await tables.cluster.publish(
                         RedisCluster.in_channel(f"table:{table_id}"),
                         {"op": "forget", "node": tables.cluster.node, "conn": "-",
-                         "account": account.id, "name": DELETED_NAME},
+                         "account": account_id, "name": DELETED_NAME},
                     )
-        await ended(account.id)
+        await ended(account_id)
         if saving:  # answered once the tables here show the new name
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*saving), timeout=5.0)
-        clear_cookie(request, response)
-        return {"deleted": True}
+        return renamed
+
+    async def purge() -> int:
+        """Upkeep: sessions unused for longer than a session lives are deleted, and so are the
+        sessions of guests that never played (no table, statistics, coins or match: a name
+        alone is not kept) and were not seen for ``empty_guest_seconds``; then every guest nobody can
+        reach any more goes (a guest has no password: one without a live session is
+        nobody's). Such a guest's personal data goes as a deleted account's does, with its
+        games against the computer and at pass-and-play; its finished online matches stay,
+        anonymised. A bounded batch each run; a guest with a table still in this node's
+        memory waits for the next run. Returns how many guests went."""
+        current = now()
+        idle_before = current - dt.timedelta(seconds=config.empty_guest_seconds)
+        empty = (
+            select(AccountRow.id)
+            .where(
+                AccountRow.kind == "guest",
+                AccountRow.created_at < idle_before,
+                ~exists().where(SessionRow.account_id == AccountRow.id, SessionRow.last_seen_at >= idle_before),
+                ~exists().where(TableRow.profile == AccountRow.id),
+                ~exists().where(StatsRow.profile == AccountRow.id),
+                ~exists().where(StatsRow.profile == literal("online:", String) + AccountRow.id),
+                ~exists().where(WalletRow.account_id == AccountRow.id),
+                ~exists().where(MatchPlayerRow.account_id == AccountRow.id),
+            )
+            .limit(PURGE_BATCH)
+        )
+        async with store.sessions() as s, s.begin():
+            await s.execute(delete(SessionRow).where(SessionRow.last_seen_at < current - SESSION_LIFETIME))
+            idle = (await s.scalars(empty)).all()
+            if idle:
+                await s.execute(delete(SessionRow).where(SessionRow.account_id.in_(idle)))
+        if idle:  # their sockets, if any were still open, close
+            for account_id in idle:
+                await ended(account_id)
+        made_before = current - dt.timedelta(seconds=config.orphan_guest_seconds)
+        async with store.sessions() as s:
+            orphans = (
+                await s.scalars(
+                    select(AccountRow.id)
+                    .where(
+                        AccountRow.kind == "guest",
+                        AccountRow.created_at < made_before,
+                        ~exists().where(SessionRow.account_id == AccountRow.id),
+                    )
+                    .limit(PURGE_BATCH)
+                )
+            ).all()
+        playing = getattr(lobby, "_current_match", None)
+        gone = 0
+        for account_id in orphans:
+            if playing is not None and playing(account_id):
+                continue  # an online match it left plays on: renamed once it is over
+            async with store.sessions() as s:
+                own = (
+                    await s.execute(
+                        select(TableRow.id, TableRow.updated_at).where(
+                            TableRow.profile == account_id, TableRow.mode.in_(OFFLINE_MODES)
+                        )
+                    )
+                ).all()
+            if any(tables.peek(t) is not None or _aware(at) > made_before for t, at in own):
+                continue  # a table of its still in memory, or changed lately: next time
+            renamed = await erase(account_id)
+            async with store.sessions() as s, s.begin():
+                ids = [t for t, _ in own]
+                if ids:
+                    await s.execute(delete(TableLogRow).where(TableLogRow.table_id.in_(ids)))
+                    await s.execute(delete(TableRow).where(TableRow.id.in_(ids)))
+                played = await s.scalar(select(exists().where(MatchPlayerRow.account_id == account_id)))
+                if not renamed and not played:  # nothing names it any more: the row goes too
+                    await s.execute(delete(AccountRow).where(AccountRow.id == account_id))
+            gone += 1
+        if gone:
+            log.info("purged %d guest account(s) nobody can use any more", gone)
+        return gone
+
+    app.state.purge_guests = purge  # (the tests run it at once)
+    if jobs is not None:
+        jobs["guest-purge"] = (config.purge_seconds, purge)
 
     economy.install(app, store=store, require_account=require_account)
     ratings.install(app, store=store, require_account=require_account)

@@ -10,7 +10,7 @@ import logging
 import math
 import re
 import unicodedata
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ from .security import SecurityMiddleware, client_address, is_loopback
 from .sockets import read_frames, run_socket
 from .table import MODES, Table
 from .tables import Tables, TooManyTables
+from .tasks import repeat, start_tasks, stop_tasks
 
 log = logging.getLogger("canasta.server")
 
@@ -475,6 +476,9 @@ def create_app(
                 log.critical("another server process took this database: refusing changes")
                 store.writable = False
 
+    #: upkeep repeated while the app serves (name: (seconds, job)); install_accounts adds its own
+    jobs: dict[str, tuple[float, Callable[[], Awaitable[object]]]] = {}
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         keeper = None
@@ -489,10 +493,12 @@ def create_app(
         else:
             await lobby.start()
         lag = asyncio.get_running_loop().create_task(tables.metrics.probe_loop_lag(), name="loop-lag")
+        upkeep = start_tasks({name: repeat(seconds, job, name) for name, (seconds, job) in jobs.items()})
         try:
             yield
         finally:
             lag.cancel()
+            await stop_tasks(upkeep)
             # draining: this node's tables are saved and their leases released, so the other
             # nodes take them over at once; the browsers reconnect to them
             if keeper is not None:
@@ -918,7 +924,7 @@ def create_app(
 
     install_accounts(
         app, store=store, tables=tables, lobby=lobby, config=config, require_account=_require_account,
-        sessions_ended=sessions_ended,
+        sessions_ended=sessions_ended, jobs=jobs,
     )
 
     if STATIC.is_dir():

@@ -174,6 +174,14 @@ class ServerConfig:
     recoveries_per_hour_per_address: int = 10
     recoveries_per_hour_per_email: int = 3
     reports_per_hour: int = 5
+    #: the upkeep's purge of sessions and guests nobody can use any more: how often it runs
+    #: (seconds), and how old an unreachable guest must be before it goes (its session may be
+    #: a moment behind it while a login or a merge is under way)
+    purge_seconds: float = 3600.0
+    orphan_guest_seconds: float = 3600.0
+    #: a guest that never played (no table, statistics, coins or match) and was not seen this
+    #: long (seconds) has its sessions ended, and then goes as above
+    empty_guest_seconds: float = 30 * 86400.0
     #: how long a recovery link works (seconds)
     recovery_seconds: float = 1800.0
     #: how long a link confirming an email (registration, a new email) works (seconds), and
