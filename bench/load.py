@@ -89,7 +89,7 @@ n = 10**6
 redis = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
 config = ServerConfig(
     tables_per_minute_per_address=n, sessions_per_minute_per_address=n,
-    sockets_per_address=n, socket_opens_per_minute_per_address=n,
+    sockets_per_address=n, socket_opens_per_minute_per_address=n, rooms_per_address=n,
     min_bot_delay_ms=int(sys.argv[3]), live_tables=20000,
     redis_url=redis, single_node=redis is None,
     rate_shared_networks=True,  # the simulated browsers stand in for many machines

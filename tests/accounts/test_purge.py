@@ -121,3 +121,53 @@ def test_a_purged_guests_online_match_stays_with_its_seat_renamed(db_url: str) -
         finally:
             a.close()
             b.close()
+
+
+def test_a_guest_logging_in_is_never_purged_midway(db_url: str, monkeypatch: Any) -> None:
+    """The purge runs (here, or on another node) while a guest logs into its account, after
+    the login began to move its games: the guest still has its session then, so the purge
+    leaves it; the login then merges it, and its unfinished game goes with the browser."""
+    import canasta.server.accounts as accounts_module
+
+    with app_client(db_url) as c:  # the production grace: an hour from the guest's making
+        email = new_email()
+        Device(c).register(email)
+        guest = Device(c, "Guest Player")
+        table_id = _game(guest)
+        c.portal.call(c.app.state.tables.sweep, 0.0)
+        gid = guest.account["id"]
+
+        async def age() -> None:  # made yesterday, last played two hours ago
+            async with c.app.state.store.sessions() as s, s.begin():
+                await s.execute(update(AccountRow).where(AccountRow.id == gid).values(created_at=now() - dt.timedelta(days=1)))
+                await s.execute(update(TableRow).where(TableRow.id == table_id).values(updated_at=now() - dt.timedelta(hours=2)))
+
+        c.portal.call(age)
+        moving = accounts_module.move_device_tables
+        purged: list[int] = []
+
+        async def racing(store: Any, old: str, new: str) -> list[str]:
+            purged.append(await c.app.state.purge_guests())
+            return await moving(store, old, new)
+
+        monkeypatch.setattr(accounts_module, "move_device_tables", racing)
+        r = guest.login(email)
+        assert r.status_code == 200, r.text
+        assert purged == [0]
+        row = _rows(c, gid, [table_id])
+        assert row["account"].kind == "merged" and row["tables"] == 1
+        assert any(t["table"] == table_id for t in guest.get("/api/tables").json()["tables"])  # the browser's now
+        assert _purge(c) == 0  # merged: never a guest to purge again
+
+
+def test_a_guest_whose_game_is_in_memory_waits_for_the_next_run(db_url: str) -> None:
+    with app_client(db_url, orphan_guest_seconds=0.0) as c:
+        gone = Device(c)
+        table_id = _game(gone)
+        assert c.app.state.tables.peek(table_id) is not None  # not swept yet
+        _age_sessions(c, gone.account["id"], 401)
+        assert _purge(c) == 0
+        assert _rows(c, gone.account["id"], [table_id])["tables"] == 1
+        c.portal.call(c.app.state.tables.sweep, 0.0)
+        assert _purge(c) == 1
+        assert _rows(c, gone.account["id"], [table_id])["tables"] == 0

@@ -401,7 +401,8 @@ def test_bad_names_are_refused(sqlite_url: str, raw: Any) -> None:
      "コンピュ\u4e00タ\u4e001", "ゲス\u535c{n}",
      # an invisible mark or selector added, small capitals, Armenian and Cherokee look-alikes
      "Computer\u034f 3", "Deleted\u034f player", "You\ufe00", "Guest {n}\u180b", "Partner\u17b4",
-     "G\u057dest {n}", "Y\u1d0f\u1d1c", "C\u1d0fmputer 2", "\u13a2HEIR SIDE"],
+     "G\u057dest {n}", "Y\u1d0f\u1d1c", "C\u1d0fmputer 2", "\u13a2HEIR SIDE", "\uab72heir side",
+     "\ufe0fYou\ufe0f"],
 )
 def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> None:
     """A person may not pass for a guest, a computer seat or a deleted account: the page shows
@@ -421,7 +422,11 @@ def test_names_the_server_gives_are_not_chosen(sqlite_url: str, raw: str) -> Non
             assert me.request("PATCH", "/api/account", json={"name": near}).status_code == 200
 
 
-@pytest.mark.parametrize("raw", ["Tiếng Việt", "क्षत्रिय", "ภาษาไทย", "Zoë", "Ａｎｎ ♥", "Ли Мин"])
+@pytest.mark.parametrize(
+    "raw",
+    ["Tiếng Việt", "क्षत्रिय", "ภาษาไทย", "Zoë", "Ａｎｎ ♥", "Ли Мин", "ကျော်", "လျှော့", "❤\ufe0f Ann",
+     "葛\U000e0100城"],
+)
 def test_names_in_every_script_are_kept(sqlite_url: str, raw: str) -> None:
     """The cleaner's limits on marks and invisible characters leave real names alone."""
     with online_client(sqlite_url) as c:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 
 from tests.online.support import ONLINE_CONFIG, Browser, Socket, browsers, online_client
 
@@ -226,6 +227,7 @@ def test_joining_renews_a_room_only_up_to_its_lifetime(db_url: str) -> None:
         host.send(host.lobby, type="room_create", preset="two-player", target=2500)  # type: ignore[arg-type]
         room = _room(host)
         code, first = room["code"], room["expires_ms"]
+        time.sleep(0.8)  # a join now would renew it to 1.8 s from its making: past 1.5 s
         guest.send(guest.lobby, type="room_join", code=code)  # type: ignore[arg-type]
         renewed = _room(guest)["expires_ms"]
         assert first <= renewed <= first + 500 + 50  # renewed, but not past the lifetime

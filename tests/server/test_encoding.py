@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from canasta.server.encoding import Raw, dumps, dumps_bytes, dumps_kept, loads
+from canasta.server.encoding import Raw, dumps, dumps_bytes, dumps_kept, loads, with_request
 
 from .support import client, create_table, my_turn, pick, receive, send
 
@@ -98,3 +98,13 @@ def test_a_tables_history_keeps_each_event_at_its_own_length(sqlite_url: str) ->
         tracemalloc.stop()
     assert len(texts) >= 30
     assert allocated < 2 * max(map(len, texts))
+
+
+@pytest.mark.parametrize("request_id", [0, 7, 2**53 - 1, "a", 'q"uote\\', "名前"])
+def test_a_request_id_added_to_encoded_text_is_the_object_with_it(request_id: Any) -> None:
+    """The copy of a shared state for the socket whose request it answers: the id spliced into
+    the encoded text reads as the object with ``request`` added."""
+    message = {"type": "state", "version": 3, "view": {"hand": ["7H"]}, "request": None}
+    del message["request"]
+    text = with_request(dumps(message), request_id)
+    assert loads(text) == {**message, "request": request_id}

@@ -19,6 +19,7 @@ import datetime as dt
 import logging
 import re
 import secrets
+import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
@@ -72,15 +73,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("canasta.accounts")
 
-#: guests the upkeep purges in one run at most
+#: guests the upkeep purges in one batch, and how long one run goes on with more batches
 PURGE_BATCH = 200
+PURGE_SECONDS = 20.0
 
 PASSWORD_MIN = 8
 PASSWORD_MAX = 128
 EMAIL_MAX = 254
 #: an address of one mailbox: none of the characters that separate or quote addresses in a
-#: header (``a@b.c,d@e.f`` would be two recipients), letters of any script allowed
-_EMAIL = re.compile(r'[^@\s",:;<>()\[\]\\]{1,64}@[^@\s.",:;<>()\[\]\\]+(\.[^@\s.",:;<>()\[\]\\]+)+')
+#: header (``a@b.c,d@e.f`` would be two recipients) and no encoded word (``=?utf-8?q?...?=``,
+#: which a header decodes into another address), letters of any script allowed
+_EMAIL = re.compile(r'(?!.*=\?)[^@\s",:;<>()\[\]\\]{1,64}@[^@\s.",:;<>()\[\]\\]+(\.[^@\s.",:;<>()\[\]\\]+)+')
 #: recovery and confirmation tokens are ``secrets.token_urlsafe(32)``
 _RECOVERY_TOKEN = re.compile(r"[A-Za-z0-9_-]{40,50}")
 
@@ -701,26 +704,30 @@ def install(
         return "ja" if body.get("lang") == "ja" else "en"
 
     async def adopt_device(request: Request, account_id: str) -> dict[str, Any] | None:
-        """This browser now holds ``account_id``: its previous session ends, and when that
-        was another account, its unfinished offline tables go with the browser and a guest's
-        statistics are added to the account (once): what was added, if anything."""
+        """This browser now holds ``account_id``: when its previous session was another
+        account's, its unfinished offline tables go with the browser and a guest's statistics
+        are added to the account (once); then that session ends. What was added, if anything.
+
+        In that order: a guest keeps its session until it is merged, so the upkeep's purge
+        (which takes only guests without a session) never takes one that is logging in."""
         old_token = session_token(request)
         old = None
         if old_token:
             old = await store.session_account(old_token) if len(old_token) <= 100 else None
+        merged = None
+        if old is not None and old.id != account_id:
+            await move_device_tables(store, old.id, account_id)
+            tables.reassign(old.id, account_id)
+            if old.kind == "guest":
+                merged = await merge_guest_stats(store, old.id, account_id) or None
+        if old_token:
             async with store.sessions() as s, s.begin():
                 await s.execute(
                     delete(SessionRow).where(SessionRow.token_hash == token_hash(old_token))
                 )
             if old is not None:  # its sockets reconnect as the account this browser holds now
                 await ended(old.id, only=old_token)
-        if old is None or old.id == account_id:
-            return None
-        await move_device_tables(store, old.id, account_id)
-        tables.reassign(old.id, account_id)
-        if old.kind != "guest":
-            return None
-        return await merge_guest_stats(store, old.id, account_id) or None
+        return merged
 
     async def registered(request: Request) -> tuple[AccountRow, CredentialRow]:
         account = await require_account(request)
@@ -1077,8 +1084,12 @@ def install(
         async with store.sessions() as s, s.begin():
             await s.execute(delete(SessionRow).where(SessionRow.last_seen_at < current - SESSION_LIFETIME))
             idle = (await s.scalars(empty)).all()
-            if idle:
-                await s.execute(delete(SessionRow).where(SessionRow.account_id.in_(idle)))
+            if idle:  # (a guest back meanwhile keeps the session it used)
+                await s.execute(
+                    delete(SessionRow).where(
+                        SessionRow.account_id.in_(idle), SessionRow.last_seen_at < idle_before
+                    )
+                )
         if idle:  # their sockets, if any were still open, close
             for account_id in idle:
                 await ended(account_id)
@@ -1110,9 +1121,30 @@ def install(
                 ).all()
             if any(tables.peek(t) is not None or _aware(at) > made_before for t, at in own):
                 continue  # a table of its still in memory, or changed lately: next time
+            # taken only if it is still a guest with no session (a login that adopts it keeps
+            # its session until the guest is merged: see adopt_device), in one statement
+            async with store.sessions() as s, s.begin():
+                claimed = await s.execute(
+                    update(AccountRow)
+                    .where(
+                        AccountRow.id == account_id,
+                        AccountRow.kind == "guest",
+                        ~exists().where(SessionRow.account_id == AccountRow.id),
+                    )
+                    .values(kind="deleted")
+                    .execution_options(synchronize_session=False)
+                )
+            if claimed.rowcount != 1:  # type: ignore[attr-defined]
+                continue
             renamed = await erase(account_id)
             async with store.sessions() as s, s.begin():
-                ids = [t for t, _ in own]
+                ids = (
+                    await s.scalars(
+                        select(TableRow.id).where(
+                            TableRow.profile == account_id, TableRow.mode.in_(OFFLINE_MODES)
+                        )
+                    )
+                ).all()
                 if ids:
                     await s.execute(delete(TableLogRow).where(TableLogRow.table_id.in_(ids)))
                     await s.execute(delete(TableRow).where(TableRow.id.in_(ids)))
@@ -1124,9 +1156,19 @@ def install(
             log.info("purged %d guest account(s) nobody can use any more", gone)
         return gone
 
-    app.state.purge_guests = purge  # (the tests run it at once)
+    async def purge_all() -> int:
+        """The purge in batches until it is done or ``PURGE_SECONDS`` have gone (the rest waits
+        for the next run)."""
+        started, gone = time.monotonic(), 0
+        while True:
+            n = await purge()
+            gone += n
+            if n < PURGE_BATCH or time.monotonic() - started > PURGE_SECONDS:
+                return gone
+
+    app.state.purge_guests = purge_all  # (the tests run it at once)
     if jobs is not None:
-        jobs["guest-purge"] = (config.purge_seconds, purge)
+        jobs["guest-purge"] = (config.purge_seconds, purge_all)
 
     economy.install(app, store=store, require_account=require_account)
     ratings.install(app, store=store, require_account=require_account)

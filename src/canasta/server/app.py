@@ -342,15 +342,22 @@ _LOOKALIKES = str.maketrans(
 )
 #: characters that show nothing (Unicode's default-ignorable code points that are not
 #: control or format characters, which the cleaner drops anyway: the combining grapheme
-#: joiner, variation selectors, Hangul and Mongolian fillers and selectors, Khmer's
-#: inherent vowels; and the blank braille pattern): a name made of them reads as empty, and
-#: one added to a reserved name would hide it from the look-alike check
+#: joiner, Hangul and Mongolian fillers and selectors, Khmer's inherent vowels; and the blank
+#: braille pattern): a name made of them reads as empty, and one added to a reserved name
+#: would hide it from the look-alike check
 _INVISIBLE = re.compile(
-    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\uffa0"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e00ff\U000e01f0-\U000e0fff]"
 )
-#: combining marks one letter may carry: Vietnamese and the Indic and Thai scripts need two or
-#: three; a pile of them ("Zalgo" text) spills over the names around it
+#: variation selectors: kept right after the character they choose a form of (an emoji's
+#: colour form, a kanji's variant), dropped anywhere else; the look-alike check reads names
+#: without them
+_SELECTOR = "[\ufe00-\ufe0f\U000e0100-\U000e01ef]"
+_STRAY_SELECTORS = re.compile(f"(?:^|(?<=[\\s\ufe00-\ufe0f\U000e0100-\U000e01ef])){_SELECTOR}+")
+_SELECTORS = re.compile(_SELECTOR)
+#: nonspacing and enclosing marks one character may carry: Vietnamese and the Indic, Thai and
+#: Burmese scripts need two or three (vowel signs that take space are not counted); a pile of
+#: them ("Zalgo" text) spills over the names around it
 MAX_MARKS = 3
 
 
@@ -358,8 +365,11 @@ def given_name(name: str) -> bool:
     """Whether ``name`` (cleaned) reads as one of the names the server gives (:data:`GIVEN_NAME`)
     or the page's words for seats (:data:`PAGE_NAME`), other scripts' look-alike letters read
     as the ones they look like."""
+    name = _SELECTORS.sub("", name)
     folded = name.casefold()
-    looks = name.translate(_LOOKALIKE_CAPITALS).casefold().translate(_LOOKALIKES)
+    # capitals again after casefolding: Cherokee's small letters fold to its capitals
+    looks = name.translate(_LOOKALIKE_CAPITALS).casefold().translate(_LOOKALIKE_CAPITALS).casefold()
+    looks = looks.translate(_LOOKALIKES)
     return any(p.fullmatch(text) is not None for p in (GIVEN_NAME, PAGE_NAME) for text in {folded, looks})
 
 
@@ -371,6 +381,7 @@ def clean_name(value: Any) -> str:
     text = unicodedata.normalize("NFKC", value)
     text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
     text = _INVISIBLE.sub("", text)
+    text = _STRAY_SELECTORS.sub("", text)
     # removing a character may leave a sequence NFKC composes ("e", ZWJ, U+0301): again
     text = unicodedata.normalize("NFKC", " ".join(text.split()))
     if not text or all(unicodedata.category(ch)[0] in "MZ" for ch in text):
@@ -379,7 +390,7 @@ def clean_name(value: Any) -> str:
         raise ApiError(400, "bad_name", f"a name has at most {NAME_MAX} characters")
     marks = 0
     for ch in text:
-        marks = marks + 1 if unicodedata.category(ch)[0] == "M" else 0
+        marks = marks + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
         if marks > MAX_MARKS:
             raise ApiError(400, "bad_name", f"a letter carries at most {MAX_MARKS} accents or marks")
     return text
@@ -493,7 +504,11 @@ def create_app(
         else:
             await lobby.start()
         lag = asyncio.get_running_loop().create_task(tables.metrics.probe_loop_lag(), name="loop-lag")
-        upkeep = start_tasks({name: repeat(seconds, job, name) for name, (seconds, job) in jobs.items()})
+        # the upkeep's first run a minute after the start (a server restarted more often than
+        # its period still runs it)
+        upkeep = start_tasks(
+            {name: repeat(seconds, job, name, first=min(60.0, seconds)) for name, (seconds, job) in jobs.items()}
+        )
         try:
             yield
         finally:

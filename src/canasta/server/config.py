@@ -123,7 +123,7 @@ class ServerConfig:
     room_seconds: float = 1800.0
     room_lifetime_seconds: float = 7200.0
     rooms: int = 2000
-    rooms_per_address: int = 8
+    rooms_per_address: int = 16
     #: whether a quick match two of whose people joined from one client address changes
     #: ratings (False: it is played unrated, so one machine's throwaway accounts cannot farm
     #: them; True for a club or a LAN where everyone shares an address)

@@ -70,9 +70,13 @@ class SmtpServer:
 
 
 def message(sender: str, to: str, subject: str, body: str) -> EmailMessage:
+    """A plain-text message to the one address ``to``; refused (``ValueError``) when the
+    header would read as anything else (the envelope recipient is read back from it)."""
     m = EmailMessage()
     m["From"] = sender
     m["To"] = to
+    if str(m["To"]) != to:
+        raise ValueError("the address does not read back as one mailbox")
     m["Subject"] = subject
     m.set_content(body)
     return m

@@ -33,7 +33,7 @@ from ..view import SeatView, event_json
 from .config import ServerConfig
 from .conn import CLOSE_RELOAD, Conn
 from .db import StatsDelta, Store, TableRow, VersionConflict
-from .encoding import Raw, dumps, dumps_kept
+from .encoding import Raw, dumps, dumps_kept, with_request
 from .handlers import COMMANDS, Handlers
 from .limits import KeyedLimiter, TokenBucket
 from .mailbox import Mailbox
@@ -688,7 +688,7 @@ class Table(Seating, Handlers, Online):
             elif conn.state_patch:  # the same patch: the socket now holds the same state
                 conn.state_held = (state.head["sid"], state.view, state.head["table"])
             if request is not None and request[0] is conn and request[1] is not None:
-                conn.send(self._replying(conn, dict(built[0])))
+                conn.send(with_request(built[1], request[1]))  # the same text, its id added
             else:
                 conn.send(built[1])
 

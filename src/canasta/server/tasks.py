@@ -26,11 +26,15 @@ async def stop_tasks(tasks: list[asyncio.Task[None]]) -> None:
             await task
 
 
-async def repeat(seconds: float, job: Callable[[], Awaitable[object]], what: str) -> None:
-    """Run ``job`` every ``seconds``, forever: a failed run is logged (as ``what`` failed) and
-    the next one comes all the same."""
+async def repeat(
+    seconds: float, job: Callable[[], Awaitable[object]], what: str, first: float | None = None
+) -> None:
+    """Run ``job`` every ``seconds``, forever (the first time after ``first`` seconds, if
+    given): a failed run is logged (as ``what`` failed) and the next one comes all the same."""
+    wait = seconds if first is None else first
     while True:
-        await asyncio.sleep(seconds)
+        await asyncio.sleep(wait)
+        wait = seconds
         try:
             await job()
         except Exception:  # pragma: no cover - keep going
