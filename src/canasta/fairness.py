@@ -48,6 +48,7 @@ __all__ = [
     "hand_seed",
     "new_secret",
     "public_record",
+    "shown_fairness",
     "verify_record",
 ]
 
@@ -236,6 +237,33 @@ def public_record(record: dict[str, Any]) -> dict[str, Any]:
             ],
         }
     return out
+
+
+def shown_fairness(record: dict[str, Any], max_hands: int = 200) -> dict[str, Any] | None:
+    """The fairness part of a record from elsewhere (an imported file) as it may be shown: the
+    scheme, the match commitment, the revealed secret and each hand's number, commitment and
+    seed, each well formed (a value that is not 64 lowercase hex digits reads as None, a hand
+    entry without a commitment is left out), and nothing else, at most ``max_hands`` hands.
+    None: the record has no fairness part that reads. Nothing here is verified: that is
+    :func:`verify_record`."""
+    fair = record.get("fairness")
+    scheme = fair.get("scheme") if isinstance(fair, dict) else None
+    if not isinstance(fair, dict) or not isinstance(scheme, str) or len(scheme) > 40:
+        return None
+
+    def hex64(value: Any) -> str | None:
+        return value if isinstance(value, str) and _HEX64.fullmatch(value) else None
+
+    match_commitment = hex64(fair.get("commitment"))
+    entries = fair.get("hands")
+    if match_commitment is None or not isinstance(entries, list):
+        return None
+    hands = [
+        {"number": e["number"], "commitment": hex64(e.get("commitment")), "seed": hex64(e.get("seed"))}
+        for e in entries[:max_hands]
+        if isinstance(e, dict) and type(e.get("number")) is int and hex64(e.get("commitment"))
+    ]
+    return {"scheme": scheme, "commitment": match_commitment, "secret": hex64(fair.get("secret")), "hands": hands}
 
 
 # ---------------------------------------------------------------------- verification

@@ -352,9 +352,9 @@ _INVISIBLE = re.compile(
 #: variation selectors: kept right after the character they choose a form of (an emoji's
 #: colour form, a kanji's variant), dropped anywhere else; the look-alike check reads names
 #: without them
-_SELECTOR = "[\ufe00-\ufe0f\U000e0100-\U000e01ef]"
-_STRAY_SELECTORS = re.compile(f"(?:^|(?<=[\\s\ufe00-\ufe0f\U000e0100-\U000e01ef])){_SELECTOR}+")
-_SELECTORS = re.compile(_SELECTOR)
+_SELECTOR_CHARS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_STRAY_SELECTORS = re.compile(f"(?:^|(?<=[\\s{_SELECTOR_CHARS}]))[{_SELECTOR_CHARS}]+")
+_SELECTORS = re.compile(f"[{_SELECTOR_CHARS}]")
 #: nonspacing and enclosing marks one character may carry: Vietnamese and the Indic, Thai and
 #: Burmese scripts need two or three (vowel signs that take space are not counted); a pile of
 #: them ("Zalgo" text) spills over the names around it

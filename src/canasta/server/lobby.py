@@ -329,6 +329,10 @@ class Lobby:
             counts[entry.key] = counts.get(entry.key, 0) + 1
         return counts
 
+    def _address(self) -> str | None:
+        """The client address of the socket whose message is being handled (None: unknown)."""
+        return self._conn.address if self._conn is not None else None
+
     def _room_of(self, account: str) -> Room | None:
         for room in self.rooms.values():
             if room.seat_of(account) is not None:
@@ -359,7 +363,7 @@ class Lobby:
         entry = QueueEntry(account, self.names.get(account, "Guest"), preset, target, time.time())
         await self.store.put_lobby_entry("queue", account, asdict(entry))
         self.queue[account] = entry
-        address = self._conn.address if self._conn is not None else None
+        address = self._address()
         if address is not None:
             self._queue_address[account] = address
         self._queue_dirty = True
@@ -499,7 +503,7 @@ class Lobby:
         self._busy(account)
         if len(self.rooms) >= self.config.rooms:
             raise TableError("server_full", "no room for another private room: try again later")
-        address = self._conn.address if self._conn is not None else None
+        address = self._address()
         if address is not None:
             held = sum(1 for code, a in self._room_address.items() if a == address and code in self.rooms)
             if held >= self.config.rooms_per_address:

@@ -29,7 +29,7 @@ from fastapi import APIRouter, Request, Response
 from sqlalchemy import select
 
 from ..errors import CanastaError
-from ..fairness import public_record
+from ..fairness import public_record, shown_fairness
 from ..game import Game, ReplayError, replay_record
 from ..playback import hand_steps, replay_summary
 from .app import ApiError
@@ -113,33 +113,6 @@ def _build(game: Game, request: Request, extra: dict[str, Any]) -> bytes:
         raise ApiError(404, "no_such_hand", f"the replay has {len(game.hands)} hand(s)")
     steps = hand_steps(game, number, seat=seat, reveal=reveal)
     return dumps_bytes({"replay": summary, "hand": number, "seat": seat, "reveal": reveal, "steps": steps})
-
-
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-def _imported_fairness(record: dict[str, Any]) -> dict[str, Any] | None:
-    """The fairness part of an imported record as the replay shows it: the scheme, the
-    commitments and the revealed seeds and secret, each well formed, and nothing else (the
-    record is a stranger's: what it carries there is not echoed as sent). None: it has none,
-    or none that reads."""
-    fair = record.get("fairness")
-    if not isinstance(fair, dict) or not isinstance(fair.get("scheme"), str) or len(fair["scheme"]) > 40:
-        return None
-
-    def hex64(value: Any) -> str | None:
-        return value if isinstance(value, str) and _HEX64.fullmatch(value) else None
-
-    commitment = hex64(fair.get("commitment"))
-    entries = fair.get("hands")
-    if commitment is None or not isinstance(entries, list):
-        return None
-    hands = [
-        {"number": e["number"], "commitment": hex64(e.get("commitment")), "seed": hex64(e.get("seed"))}
-        for e in entries[:MAX_IMPORT_HANDS]
-        if isinstance(e, dict) and type(e.get("number")) is int and hex64(e.get("commitment"))
-    ]
-    return {"scheme": fair["scheme"], "commitment": commitment, "secret": hex64(fair.get("secret")), "hands": hands}
 
 
 def _check_import(record: Any) -> None:
@@ -364,7 +337,7 @@ def replay_router(store: Store, tables: Tables, config: ServerConfig, account_of
         def work() -> bytes:
             game = _replay_import(record) if cached is None else cached
             games.append(game)
-            fairness = _imported_fairness(record)
+            fairness = shown_fairness(record, MAX_IMPORT_HANDS)
             extra = {"table": None, "match": None, "mode": None, "seats": [], "own_seat": None, "fairness": fairness}
             return _build(game, request, extra)
 
